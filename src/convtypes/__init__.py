@@ -1,0 +1,71 @@
+"""convtypes: the wire form of an LLM conversation.
+
+Messages, content blocks, tool calls and thinking blocks as frozen msgspec
+Structs that read and write the same JSON bytes as the reference crate; the
+provenance mark for untrusted tool output and the fence that shows it in a
+prompt; and one codec whose every failure is a :class:`WireError` with a JSON
+path.
+"""
+
+from ._content import (
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ContentBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+    VideoBase64Block,
+    VideoPathBlock,
+    VideoUrlBlock,
+)
+from ._errors import WireError
+from ._messages import (
+    AssistantMessage,
+    JsonValue,
+    Message,
+    ProviderOutputItemsMessage,
+    SystemMessage,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    UserMultimodalMessage,
+)
+from ._provenance import EXTERNAL_CLOSE, EXTERNAL_OPEN, Provenance, fence_external
+from ._wire import MAX_DEPTH, decode, decode_message, decode_messages, encode
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EXTERNAL_CLOSE",
+    "EXTERNAL_OPEN",
+    "MAX_DEPTH",
+    "AssistantMessage",
+    "AudioBase64Block",
+    "AudioPathBlock",
+    "AudioUrlBlock",
+    "ContentBlock",
+    "ImageBase64Block",
+    "ImageUrlBlock",
+    "JsonValue",
+    "Message",
+    "Provenance",
+    "ProviderOutputItemsMessage",
+    "SystemMessage",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCall",
+    "ToolResultMessage",
+    "UserMessage",
+    "UserMultimodalMessage",
+    "VideoBase64Block",
+    "VideoPathBlock",
+    "VideoUrlBlock",
+    "WireError",
+    "decode",
+    "decode_message",
+    "decode_messages",
+    "encode",
+    "fence_external",
+]

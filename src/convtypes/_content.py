@@ -1,0 +1,212 @@
+"""Content blocks: the pieces of a multimodal user turn, tagged on ``"type"``.
+
+Each block is a frozen msgspec Struct. The field order is the wire order.
+Optional numbers (``fps``, ``max_frames``, ``sample_rate``) are left off the
+wire when ``None``; ``ImageUrlBlock.detail`` is always written, as the
+reference writes it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Annotated, Final, Union
+
+from msgspec import Meta, Struct
+from msgspec.structs import force_setattr
+
+from ._errors import WireError
+
+__all__ = [
+    "AudioBase64Block",
+    "AudioPathBlock",
+    "AudioUrlBlock",
+    "ContentBlock",
+    "ImageBase64Block",
+    "ImageUrlBlock",
+    "TextBlock",
+    "U32_MAX",
+    "VideoBase64Block",
+    "VideoPathBlock",
+    "VideoUrlBlock",
+]
+
+U32_MAX: Final = 2**32 - 1
+"""The largest ``max_frames`` or ``sample_rate``: the reference stores a u32."""
+
+# msgspec checks these bounds while decoding, in C; __post_init__ checks the
+# same bounds for values built in Python, which msgspec does not validate.
+U32 = Annotated[int, Meta(ge=0, le=U32_MAX)]
+
+_F32 = struct.Struct("<f")
+
+
+def _round_to_f32(value: float) -> float:
+    """Return the number the reference holds for ``value`` as an f32.
+
+    The reference keeps ``fps`` in 32 bits and writes the shortest decimal
+    that reads back to the same f32. Storing that decimal (as a Python float)
+    makes the value equal to the reference's and, for ordinary frame rates,
+    makes msgspec write the same digits.
+    """
+    if not math.isfinite(value):
+        raise WireError(f"expected a finite fps, got {value!r}", "$.fps")
+    try:
+        (single,) = _F32.unpack(_F32.pack(value))
+    except OverflowError:
+        raise WireError(f"expected an fps within the f32 range, got {value!r}", "$.fps") from None
+    for digits in range(1, 10):
+        candidate = float(f"{single:.{digits}g}")
+        if _F32.unpack(_F32.pack(candidate))[0] == single:
+            return candidate
+    return float(single)  # pragma: no cover - nine digits always round-trip an f32
+
+
+def _check_u32(value: object, name: str) -> None:
+    # bool is an int subclass but would be written as true/false.
+    if value is not None and (
+        type(value) is not int or not 0 <= value <= U32_MAX  # type: ignore[operator]
+    ):
+        raise WireError(f"expected an integer in 0..{U32_MAX}, got {value!r}", f"$.{name}")
+
+
+# Struct options shared by every block, chosen for speed without touching the
+# wire: frozen values are immutable and hashable when their fields are;
+# gc=False because a block only holds strings and numbers, so it can never be
+# part of a reference cycle and the collector need not track it; kw_only so
+# that required fields may follow defaulted ones in wire order, and so that
+# call sites name every field.
+class _Block(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, tag_field="type"):
+    """Behaviour shared by every content block."""
+
+    def is_video(self) -> bool:
+        """``True`` when the block carries video, in any encoding."""
+        return False
+
+    def is_audio(self) -> bool:
+        """``True`` when the block carries audio, in any encoding."""
+        return False
+
+
+class TextBlock(_Block, tag="text"):
+    """Plain text."""
+
+    text: str
+
+
+class ImageBase64Block(_Block, tag="image_base64"):
+    """An image sent inline as base64."""
+
+    data: str
+    media_type: str
+    """A MIME type such as ``image/png``."""
+
+
+# omit_defaults is off here: the reference always writes ``detail``, and
+# msgspec would otherwise leave out a ``detail`` that is the default object.
+class ImageUrlBlock(_Block, tag="image_url", omit_defaults=False):
+    """An image the provider fetches by URL."""
+
+    url: str
+    detail: str = "auto"
+    """How closely the provider should look: ``auto``, ``low`` or ``high``."""
+
+
+class _Video(_Block):
+    def is_video(self) -> bool:
+        return True
+
+    def _check_video(self, fps: float | None, max_frames: int | None) -> None:
+        if fps is not None:
+            exact = _round_to_f32(fps)
+            if exact != fps or type(fps) is not float:
+                force_setattr(self, "fps", exact)
+        _check_u32(max_frames, "max_frames")
+
+
+class VideoPathBlock(_Video, tag="video_path"):
+    """A video file on the local filesystem.
+
+    ``fps`` asks the backend to sample that many frames a second, and
+    ``max_frames`` caps how many frames it takes; ``None`` leaves both to the
+    backend. ``fps`` is held at f32 precision, as the reference holds it.
+    """
+
+    path: str
+    fps: float | None = None
+    max_frames: U32 | None = None
+
+    def __post_init__(self) -> None:
+        self._check_video(self.fps, self.max_frames)
+
+
+class VideoUrlBlock(_Video, tag="video_url"):
+    """A video fetched over HTTP(S); ``fps`` and ``max_frames`` as for a path."""
+
+    url: str
+    fps: float | None = None
+    max_frames: U32 | None = None
+
+    def __post_init__(self) -> None:
+        self._check_video(self.fps, self.max_frames)
+
+
+class VideoBase64Block(_Video, tag="video_base64"):
+    """A video sent inline as base64; costly, so prefer a path or URL."""
+
+    data: str
+    media_type: str
+    fps: float | None = None
+    max_frames: U32 | None = None
+
+    def __post_init__(self) -> None:
+        self._check_video(self.fps, self.max_frames)
+
+
+class _Audio(_Block):
+    def is_audio(self) -> bool:
+        return True
+
+    def __post_init__(self) -> None:
+        _check_u32(getattr(self, "sample_rate"), "sample_rate")
+
+
+class AudioPathBlock(_Audio, tag="audio_path"):
+    """An audio file on the local filesystem.
+
+    ``sample_rate`` is a hint in Hz; most backends resample anyway.
+    """
+
+    path: str
+    sample_rate: U32 | None = None
+
+
+class AudioUrlBlock(_Audio, tag="audio_url"):
+    """Audio fetched over HTTP(S)."""
+
+    url: str
+    sample_rate: U32 | None = None
+
+
+class AudioBase64Block(_Audio, tag="audio_base64"):
+    """Audio sent inline as base64."""
+
+    data: str
+    media_type: str
+    sample_rate: U32 | None = None
+
+
+ContentBlock = Union[
+    TextBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    VideoPathBlock,
+    VideoUrlBlock,
+    VideoBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    AudioBase64Block,
+]
+"""Any content block; ``type`` on the wire says which."""
+
+CONTENT_BLOCK_TYPES: Final = ContentBlock.__args__

@@ -1,0 +1,130 @@
+"""Find the JSON path at a byte offset, for error messages only.
+
+msgspec reports a syntax error as a byte offset and gives up on very deep
+nesting without a position. This module walks the raw document far enough
+to name the place as a JSON path. It runs only after a decode has already
+failed, so it favours being simple and exact over being fast; strings are
+skipped with ``bytes.find``, so even a large document is walked quickly.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["path_at", "find_excess_depth", "format_path"]
+
+_SCALAR_END = re.compile(rb"[,\]}\s]")
+_SPACE = b" \t\r\n"
+
+
+def format_path(parts: list[str | int]) -> str:
+    """Render path parts as ``$.key[3].other``."""
+    out = ["$"]
+    for part in parts:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif part.isidentifier():
+            out.append(f".{part}")
+        else:
+            out.append(f"[{part!r}]")
+    return "".join(out)
+
+
+def _string_end(data: bytes, start: int) -> int:
+    """Index just past the string that opens at ``start``, or ``len(data)``."""
+    pos = start + 1
+    while True:
+        quote = data.find(b'"', pos)
+        if quote < 0:
+            return len(data)
+        slashes = 0
+        back = quote - 1
+        while back > start and data[back] == 0x5C:
+            slashes += 1
+            back -= 1
+        if slashes % 2 == 0:
+            return quote + 1
+        pos = quote + 1
+
+
+def _key_text(raw: bytes) -> str:
+    import json
+
+    try:
+        key = json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+    return key if isinstance(key, str) else str(key)
+
+
+def _walk(data: bytes, stop_offset: int, depth_limit: int) -> tuple[int, list[str | int]]:
+    """Walk until ``stop_offset`` or until nesting passes ``depth_limit``.
+
+    Returns the offset where the walk stopped and the path there. The path of
+    a position inside an object names the key whose value is being read.
+    """
+    # Each frame is [is_object, key_or_index, expecting_key].
+    stack: list[list[object]] = []
+    pos = 0
+    end = min(len(data), stop_offset)
+
+    def path() -> list[str | int]:
+        parts: list[str | int] = []
+        for is_obj, where, expecting_key in stack:
+            if is_obj and (where is None or expecting_key):
+                continue
+            parts.append(where)  # type: ignore[arg-type]
+        return parts
+
+    while pos < end:
+        ch = data[pos]
+        if ch in _SPACE:
+            pos += 1
+        elif ch in b"[{":
+            if len(stack) >= depth_limit:
+                return pos, path()
+            if ch == 0x7B:
+                stack.append([True, None, True])
+            else:
+                stack.append([False, 0, False])
+            pos += 1
+        elif ch in b"]}":
+            if stack:
+                stack.pop()
+            pos += 1
+        elif ch == 0x2C:  # ,
+            if stack:
+                frame = stack[-1]
+                if frame[0]:
+                    frame[2] = True
+                else:
+                    frame[1] = int(frame[1]) + 1  # type: ignore[call-overload]
+            pos += 1
+        elif ch == 0x3A:  # :
+            if stack:
+                stack[-1][2] = False
+            pos += 1
+        elif ch == 0x22:  # "
+            close = _string_end(data, pos)
+            if stack and stack[-1][0] and stack[-1][2]:
+                stack[-1][1] = _key_text(data[pos:close])
+            pos = close
+        else:
+            found = _SCALAR_END.search(data, pos)
+            pos = found.start() if found else len(data)
+            if pos == end:
+                break
+    return pos, path()
+
+
+def path_at(data: bytes, offset: int) -> str:
+    """The JSON path of the value being read at byte ``offset``."""
+    return format_path(_walk(data, offset, 1 << 30)[1])
+
+
+def find_excess_depth(data: bytes, limit: int) -> tuple[int, str] | None:
+    """Where nesting first goes past ``limit`` levels, or ``None``."""
+    pos, parts = _walk(data, len(data), limit)
+    if pos >= len(data):
+        return None
+    return pos, format_path(parts)

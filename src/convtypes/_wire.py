@@ -1,0 +1,361 @@
+"""Bytes to values and back: the codec, its limits and its checks.
+
+Data flows one way through this module: bytes go through a msgspec decoder
+built once at import, the decoded values get the few checks msgspec cannot
+make, and values go back out through one shared encoder. Every failure
+leaves as :class:`WireError` with a JSON path.
+
+What msgspec checks, in C: JSON syntax, UTF-8, lone surrogate escapes, types,
+tags, required fields, the u32 range and numbers that overflow a float. What
+this module adds: the reference's nesting limit, and on encode, that JSON
+values are finite, JSON-typed and encodable as UTF-8.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Final, List, TypeVar, Union, overload
+
+import msgspec
+
+from ._content import ContentBlock
+from ._errors import WireError
+from ._locate import find_excess_depth, format_path, path_at
+from ._messages import (
+    AssistantMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    ThinkingBlock,
+    ToolCall,
+)
+from ._provenance import Provenance
+
+__all__ = [
+    "MAX_DEPTH",
+    "decode",
+    "decode_message",
+    "decode_messages",
+    "encode",
+]
+
+T = TypeVar("T")
+
+MAX_DEPTH: Final = 127
+"""The deepest nesting of arrays and objects a document may have.
+
+The reference reads JSON with serde_json, which refuses the 128th level.
+convtypes refuses the same documents on decode and refuses to write one.
+"""
+
+Encodable = Union[Message, ContentBlock, ToolCall, ThinkingBlock, Provenance, List[Message]]
+
+# Built once: a msgspec decoder compiles its type into a fast internal plan,
+# and the same decoder and encoder are safe to share between threads.
+_MESSAGE_DECODER: Final = msgspec.json.Decoder(Message)
+_TRANSCRIPT_DECODER: Final = msgspec.json.Decoder(List[Message])
+_ENCODER: Final = msgspec.json.Encoder()
+_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
+    Message: _MESSAGE_DECODER,
+    List[Message]: _TRANSCRIPT_DECODER,
+    list[Message]: _TRANSCRIPT_DECODER,
+    ContentBlock: msgspec.json.Decoder(ContentBlock),
+    ToolCall: msgspec.json.Decoder(ToolCall),
+    ThinkingBlock: msgspec.json.Decoder(ThinkingBlock),
+    Provenance: msgspec.json.Decoder(Provenance),
+}
+
+# How deep a JSON value sits in each kind of document: the containers that
+# enclose it. A tool call's arguments object is one level below the call; a
+# provider item is one level below its message (inside ``items``).
+_ARGS_BELOW_CALL: Final = 1
+_CALLS_BELOW_MESSAGE: Final = 2
+_ITEMS_BELOW_MESSAGE: Final = 1
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def decode_messages(data: bytes | bytearray | memoryview | str) -> list[Message]:
+    """Decode a transcript: a JSON array of messages."""
+    try:
+        messages = _TRANSCRIPT_DECODER.decode(data)
+    except Exception as exc:
+        raise _decode_error(exc, data) from None
+    for index, message in enumerate(messages):
+        _check_message_depth(message, 2, [index])
+    return messages
+
+
+def decode_message(data: bytes | bytearray | memoryview | str) -> Message:
+    """Decode one message."""
+    try:
+        message: Message = _MESSAGE_DECODER.decode(data)
+    except Exception as exc:
+        raise _decode_error(exc, data) from None
+    _check_message_depth(message, 1, [])
+    return message
+
+
+@overload
+def decode(data: bytes | bytearray | memoryview | str, type: type[T]) -> T: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, type: Any) -> Any: ...
+def decode(data: bytes | bytearray | memoryview | str, type: Any) -> Any:
+    """Decode ``data`` as ``type``.
+
+    ``type`` is one of the value types, a union alias such as
+    ``ContentBlock`` or ``Message``, or ``list[Message]``. Decoders for
+    types not built at import are built on first use and kept.
+    """
+    decoder = _DECODERS.get(type)
+    if decoder is None:
+        if not _is_wire_type(type):
+            raise TypeError(f"convtypes cannot decode {type!r}")
+        decoder = _DECODERS.setdefault(type, msgspec.json.Decoder(type))
+    try:
+        value = decoder.decode(data)
+    except Exception as exc:
+        raise _decode_error(exc, data) from None
+    if isinstance(value, list):
+        for index, message in enumerate(value):
+            _check_message_depth(message, 2, [index])
+    elif isinstance(value, ToolCall):
+        _check_call_depth(value, 1, [])
+    else:
+        _check_message_depth(value, 1, [])
+    return value
+
+
+def _is_wire_type(tp: Any) -> bool:
+    from ._content import CONTENT_BLOCK_TYPES
+    from ._messages import MESSAGE_TYPES
+
+    return tp in CONTENT_BLOCK_TYPES or tp in MESSAGE_TYPES
+
+
+def _check_message_depth(message: object, depth: int, where: list[str | int]) -> None:
+    """Refuse JSON values that take the document past :data:`MAX_DEPTH`.
+
+    ``depth`` is the nesting level of the message object itself (1 for a
+    lone message). Only tool-call arguments and provider items can nest
+    freely; everything else has a fixed shape.
+    """
+    kind = type(message)
+    if kind is AssistantMessage:
+        for index, call in enumerate(message.tool_calls):  # type: ignore[attr-defined]
+            _check_call_depth(call, depth + _CALLS_BELOW_MESSAGE, [*where, "tool_calls", index])
+    elif kind is ProviderOutputItemsMessage:
+        room = MAX_DEPTH - depth - _ITEMS_BELOW_MESSAGE
+        for index, item in enumerate(message.items):  # type: ignore[attr-defined]
+            if type(item) in _CONTAINERS:
+                _check_room(item, room, [*where, "items", index])
+
+
+def _check_call_depth(call: ToolCall, depth: int, where: list[str | int]) -> None:
+    room = MAX_DEPTH - depth - _ARGS_BELOW_CALL
+    for key, value in call.arguments.items():
+        if type(value) in _CONTAINERS:
+            _check_room(value, room, [*where, "arguments", key])
+
+
+_CONTAINERS: Final = (dict, list)
+
+
+def _check_room(value: Any, room: int, where: list[str | int]) -> None:
+    """Raise if the container ``value`` needs more than ``room`` levels."""
+    if room <= 0:
+        raise WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", format_path(where))
+    children = value.items() if type(value) is dict else enumerate(value)
+    for key, child in children:
+        if type(child) in _CONTAINERS:
+            _check_room(child, room - 1, [*where, key])
+
+
+# msgspec phrases its errors as "<what> - at `<path>`".
+_MSGSPEC_ERROR = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
+_BYTE_OFFSET = re.compile(r"\s*\(byte (\d+)\)$")
+_OWN_PATH = re.compile(r"^(?P<what>.*) at \$(?P<rest>.*)$", re.DOTALL)
+_TAG_VALUES = {
+    "role": ("system", "user", "user_multimodal", "assistant", "tool_result", "provider_output_items"),
+    "type": (
+        "text",
+        "image_base64",
+        "image_url",
+        "video_path",
+        "video_url",
+        "video_base64",
+        "audio_path",
+        "audio_url",
+        "audio_base64",
+    ),
+}
+
+
+def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str) -> WireError:
+    """Turn whatever msgspec raised into a WireError naming a JSON path."""
+    if isinstance(exc, WireError):
+        return exc
+    if isinstance(exc, RecursionError):
+        raw = _as_bytes(data)
+        found = find_excess_depth(raw, MAX_DEPTH) if raw is not None else None
+        path = found[1] if found else "$"
+        return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", path)
+    if isinstance(exc, UnicodeError):
+        return WireError("expected text encodable as UTF-8 (a lone surrogate?)", "$")
+    if not isinstance(exc, (msgspec.ValidationError, msgspec.DecodeError)):
+        return WireError(f"unreadable document: {exc}", "$")
+    text = str(exc)
+    match = _MSGSPEC_ERROR.match(text)
+    assert match is not None  # the pattern matches any string
+    what, path = match["what"], match["path"] or "$"
+    if isinstance(exc, msgspec.ValidationError):
+        return WireError(*_explain_validation(what, path))
+    # A syntax error: msgspec gives a byte offset; name the JSON path there.
+    offset_match = _BYTE_OFFSET.search(what)
+    raw = _as_bytes(data)
+    if offset_match:
+        offset = int(offset_match[1])
+        what = what[: offset_match.start()]
+    else:
+        offset = len(raw) if raw is not None else 0
+    if what == "Input data was truncated":
+        what = "expected more JSON: the document ends early"
+    else:
+        what = "malformed JSON: " + what.removeprefix("JSON is malformed: ")
+    path = path_at(raw, offset) if raw is not None else "$"
+    return WireError(f"{what} (byte {offset})", path)
+
+
+def _explain_validation(what: str, path: str) -> tuple[str, str]:
+    own = _OWN_PATH.match(what)
+    if own:
+        # Raised by a value type's own check, with a path relative to it.
+        return own["what"], path + own["rest"]
+    what = what.replace("`", "")
+    if what.startswith("Expected "):
+        what = "expected " + what[len("Expected ") :]
+    elif what.startswith("Object missing required field "):
+        what = "missing required field '" + what[len("Object missing required field ") :] + "'"
+    elif what.startswith("Invalid enum value "):
+        what = f"expected 'internal' or 'external', got {what[len('Invalid enum value ') :]}"
+    elif what.startswith("Invalid value ") and path.rsplit(".", 1)[-1] in _TAG_VALUES:
+        field = path.rsplit(".", 1)[-1]
+        choices = ", ".join(f"'{tag}'" for tag in _TAG_VALUES[field])
+        what = f"expected {field} to be one of {choices}, got {what[len('Invalid value ') :]}"
+    elif what == "Number out of range":
+        what = "expected a number within the range of a 64-bit float"
+    else:
+        what = what[:1].lower() + what[1:]
+    return what, path
+
+
+def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes | None:
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return bytes(data)
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def encode(value: Encodable) -> bytes:
+    """Encode a value, or a list of messages, to the reference's bytes.
+
+    Raises :class:`WireError` rather than write a document the reference
+    could not read back: a JSON value that is not finite, not JSON-typed or
+    nested past :data:`MAX_DEPTH`, or text that is not valid Unicode.
+    Numbers with a fixed range (``max_frames``, ``fps``…) are checked when
+    the value is built.
+    """
+    if type(value) is list:
+        for index, message in enumerate(value):
+            _check_message_values(message, 2, [index])
+    elif type(value) is ToolCall:
+        _check_call_values(value, 1, [])
+    else:
+        _check_message_values(value, 1, [])
+    try:
+        return _ENCODER.encode(value)
+    except UnicodeEncodeError:
+        raise WireError(
+            "expected text encodable as UTF-8, found a lone surrogate", _find_surrogate(value)
+        ) from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise WireError(f"cannot encode: {exc}", "$") from None
+
+
+def _check_message_values(message: object, depth: int, where: list[str | int]) -> None:
+    kind = type(message)
+    if kind is AssistantMessage:
+        for index, call in enumerate(message.tool_calls):  # type: ignore[attr-defined]
+            _check_call_values(call, depth + _CALLS_BELOW_MESSAGE, [*where, "tool_calls", index])
+    elif kind is ProviderOutputItemsMessage:
+        room = MAX_DEPTH - depth - _ITEMS_BELOW_MESSAGE
+        for index, item in enumerate(message.items):  # type: ignore[attr-defined]
+            if type(item) not in _PLAIN_SCALARS:
+                _check_json(item, room, [*where, "items", index])
+
+
+def _check_call_values(call: ToolCall, depth: int, where: list[str | int]) -> None:
+    if type(call.arguments) is not dict:
+        raise WireError("expected a JSON object", format_path([*where, "arguments"]))
+    room = MAX_DEPTH - depth - _ARGS_BELOW_CALL
+    for key, value in call.arguments.items():
+        if type(key) is not str:
+            raise WireError(f"expected a string key, got {key!r}", format_path([*where, "arguments"]))
+        if type(value) not in _PLAIN_SCALARS:
+            _check_json(value, room, [*where, "arguments", key])
+
+
+# Scalars that always encode and read back equal. Floats and anything else go
+# through _check_json.
+_PLAIN_SCALARS: Final = (str, int, bool, type(None))
+
+
+def _check_json(value: Any, room: int, where: list[str | int]) -> None:
+    kind = type(value)
+    if kind is float:
+        if not math.isfinite(value):
+            raise WireError(f"expected a finite number, got {value!r}", format_path(where))
+        return
+    if kind in _PLAIN_SCALARS:
+        return
+    if kind is dict:
+        children: Any = value.items()
+    elif kind is list:
+        children = enumerate(value)
+    else:
+        raise WireError(f"expected a JSON value, got {kind.__name__}", format_path(where))
+    if room <= 0:
+        raise WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", format_path(where))
+    for key, child in children:
+        if kind is dict and type(key) is not str:
+            raise WireError(f"expected a string key, got {key!r}", format_path(where))
+        if type(child) not in _PLAIN_SCALARS:
+            _check_json(child, room - 1, [*where, key])
+
+
+def _find_surrogate(value: Any) -> str:
+    """The path of the first string that UTF-8 cannot encode."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return format_path(where)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, where))
+                stack.append((child, [*where, key]))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((child, [*where, i]) for i, child in enumerate(item))
+        elif isinstance(item, msgspec.Struct):
+            for field in item.__struct_fields__:
+                stack.append((getattr(item, field), [*where, field]))
+    return "$"
