@@ -39,6 +39,20 @@ U32_MAX: Final = 2**32 - 1
 U32 = Annotated[int, Meta(ge=0, le=U32_MAX)]
 
 _F32 = struct.Struct("<f")
+_F32_MAX: Final = 3.4028234663852886e38
+# Above this magnitude a double rounds to infinity as an f32 (FLT_MAX plus
+# half a unit in the last place); below it, to at most FLT_MAX.
+_F32_OVERFLOW: Final = 3.4028235677973366e38
+
+
+def _as_f32(value: float) -> float:
+    """Round a finite double to the nearest f32, as a Rust ``as f32`` cast does."""
+    if abs(value) >= _F32_OVERFLOW:
+        raise OverflowError
+    if abs(value) > _F32_MAX:
+        # struct refuses these although they round down to FLT_MAX.
+        return math.copysign(_F32_MAX, value)
+    return float(_F32.unpack(_F32.pack(value))[0])
 
 
 def _round_to_f32(value: float) -> float:
@@ -52,14 +66,14 @@ def _round_to_f32(value: float) -> float:
     if not math.isfinite(value):
         raise WireError(f"expected a finite fps, got {value!r}", "$.fps")
     try:
-        (single,) = _F32.unpack(_F32.pack(value))
+        single = _as_f32(value)
     except OverflowError:
         raise WireError(f"expected an fps within the f32 range, got {value!r}", "$.fps") from None
     for digits in range(1, 10):
         candidate = float(f"{single:.{digits}g}")
-        if _F32.unpack(_F32.pack(candidate))[0] == single:
+        if abs(candidate) < _F32_OVERFLOW and _as_f32(candidate) == single:
             return candidate
-    return float(single)  # pragma: no cover - nine digits always round-trip an f32
+    return single  # pragma: no cover - nine digits always round-trip an f32
 
 
 def _check_u32(value: object, name: str) -> None:

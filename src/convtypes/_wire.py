@@ -19,7 +19,7 @@ from typing import Any, Final, List, TypeVar, Union, overload
 
 import msgspec
 
-from ._content import ContentBlock
+from ._content import U32_MAX, ContentBlock
 from ._errors import WireError
 from ._locate import find_excess_depth, format_path, path_at
 from ._messages import (
@@ -176,6 +176,7 @@ def _check_room(value: Any, room: int, where: list[str | int]) -> None:
 _MSGSPEC_ERROR = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
 _BYTE_OFFSET = re.compile(r"\s*\(byte (\d+)\)$")
 _OWN_PATH = re.compile(r"^(?P<what>.*) at \$(?P<rest>.*)$", re.DOTALL)
+_U32_FIELDS: Final = (".max_frames", ".sample_rate")
 _TAG_VALUES = {
     "role": ("system", "user", "user_multimodal", "assistant", "tool_result", "provider_output_items"),
     "type": (
@@ -233,7 +234,10 @@ def _explain_validation(what: str, path: str) -> tuple[str, str]:
         # Raised by a value type's own check, with a path relative to it.
         return own["what"], path + own["rest"]
     what = what.replace("`", "")
-    if what.startswith("Expected "):
+    if what.startswith(("Expected int >= 0", "Expected int <= ")) and path.endswith(_U32_FIELDS):
+        side = "negative" if ">=" in what else "too large"
+        what = f"expected an integer in 0..{U32_MAX}, got one {side}"
+    elif what.startswith("Expected "):
         what = "expected " + what[len("Expected ") :]
     elif what.startswith("Object missing required field "):
         what = "missing required field '" + what[len("Object missing required field ") :] + "'"

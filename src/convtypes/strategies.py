@@ -1,0 +1,152 @@
+"""Hypothesis strategies for every convtypes value.
+
+Needs the ``hypothesis`` extra (``pip install 'convtypes[hypothesis]'``);
+``import convtypes`` alone never imports this module. Every strategy yields
+only wire-valid values: what ``encode`` accepts and ``decode`` reads back
+equal. The project's own property tests are built on these.
+
+>>> from convtypes import strategies as cst
+>>> cst.messages()          # any Message
+>>> cst.transcripts(max_size=5)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ._content import (
+    U32_MAX,
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ContentBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+    VideoBase64Block,
+    VideoPathBlock,
+    VideoUrlBlock,
+)
+from ._messages import (
+    AssistantMessage,
+    JsonValue,
+    Message,
+    ProviderOutputItemsMessage,
+    SystemMessage,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    UserMultimodalMessage,
+)
+from ._provenance import Provenance
+
+__all__ = [
+    "content_blocks",
+    "json_values",
+    "messages",
+    "provenances",
+    "texts",
+    "thinking_blocks",
+    "tool_calls",
+    "transcripts",
+]
+
+
+def texts(max_size: int | None = 40) -> st.SearchStrategy[str]:
+    """Any Unicode text that UTF-8 can encode (no lone surrogates)."""
+    return st.text(st.characters(exclude_categories=("Cs",)), max_size=max_size)
+
+
+def json_values(max_leaves: int = 12) -> st.SearchStrategy[JsonValue]:
+    """JSON values: finite floats, integers of any size, nested lists and objects."""
+    scalars = st.none() | st.booleans() | st.integers() | texts(12)
+    scalars |= st.floats(allow_nan=False, allow_infinity=False)
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts(8), inner, max_size=4),
+        max_leaves=max_leaves,
+    )
+
+
+def _json_objects() -> st.SearchStrategy[dict[str, JsonValue]]:
+    return st.dictionaries(texts(10), json_values(8), max_size=4)
+
+
+def provenances() -> st.SearchStrategy[Provenance]:
+    return st.sampled_from(Provenance)
+
+
+_u32 = st.none() | st.integers(0, U32_MAX)
+_fps = st.none() | st.floats(allow_nan=False, allow_infinity=False, width=32)
+
+
+def content_blocks(kinds: tuple[type[Any], ...] | None = None) -> st.SearchStrategy[ContentBlock]:
+    """Content blocks, optionally restricted to some block classes."""
+    options: dict[type[Any], st.SearchStrategy[Any]] = {
+        TextBlock: st.builds(TextBlock, text=texts()),
+        ImageBase64Block: st.builds(ImageBase64Block, data=texts(), media_type=texts(10)),
+        ImageUrlBlock: st.builds(ImageUrlBlock, url=texts(), detail=st.just("auto") | texts(6)),
+        VideoPathBlock: st.builds(VideoPathBlock, path=texts(), fps=_fps, max_frames=_u32),
+        VideoUrlBlock: st.builds(VideoUrlBlock, url=texts(), fps=_fps, max_frames=_u32),
+        VideoBase64Block: st.builds(
+            VideoBase64Block, data=texts(), media_type=texts(10), fps=_fps, max_frames=_u32
+        ),
+        AudioPathBlock: st.builds(AudioPathBlock, path=texts(), sample_rate=_u32),
+        AudioUrlBlock: st.builds(AudioUrlBlock, url=texts(), sample_rate=_u32),
+        AudioBase64Block: st.builds(
+            AudioBase64Block, data=texts(), media_type=texts(10), sample_rate=_u32
+        ),
+    }
+    chosen = [options[kind] for kind in (kinds or tuple(options))]
+    return st.one_of(chosen)
+
+
+def tool_calls() -> st.SearchStrategy[ToolCall]:
+    return st.builds(ToolCall, id=st.none() | texts(16), name=texts(16), arguments=_json_objects())
+
+
+def thinking_blocks() -> st.SearchStrategy[ThinkingBlock]:
+    return st.builds(
+        ThinkingBlock,
+        text=texts(),
+        signature=st.none() | texts(24),
+        redacted_data=st.none() | texts(24),
+    )
+
+
+def messages(
+    roles: tuple[type[Any], ...] | None = None, max_items: int = 3
+) -> st.SearchStrategy[Message]:
+    """Messages, optionally restricted to some message classes."""
+    seq = {"max_size": max_items}
+    options: dict[type[Any], st.SearchStrategy[Any]] = {
+        SystemMessage: st.builds(SystemMessage, content=texts()),
+        UserMessage: st.builds(UserMessage, content=texts()),
+        UserMultimodalMessage: st.builds(
+            UserMultimodalMessage, content=st.lists(content_blocks(), **seq).map(tuple)
+        ),
+        AssistantMessage: st.builds(
+            AssistantMessage,
+            content=texts(),
+            tool_calls=st.lists(tool_calls(), **seq).map(tuple),
+            thinking=st.lists(thinking_blocks(), **seq).map(tuple),
+        ),
+        ToolResultMessage: st.builds(
+            ToolResultMessage, tool_use_id=texts(16), content=texts(), provenance=provenances()
+        ),
+        ProviderOutputItemsMessage: st.builds(
+            ProviderOutputItemsMessage,
+            protocol=st.just("openai-responses") | texts(16),
+            items=st.lists(json_values(8), **seq).map(tuple),
+        ),
+    }
+    chosen = [options[kind] for kind in (roles or tuple(options))]
+    return st.one_of(chosen)
+
+
+def transcripts(max_size: int = 8) -> st.SearchStrategy[list[Message]]:
+    """Lists of messages, as stored in a transcript."""
+    return st.lists(messages(), max_size=max_size)

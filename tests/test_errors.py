@@ -1,0 +1,129 @@
+"""Every way a document can be wrong: WireError, with what and where."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import convtypes as ct
+
+TRANSCRIPT = list[ct.Message]
+DEEP_ITEMS = b'{"role":"provider_output_items","protocol":"p","items":' + b"[" * 200 + b"]" * 200 + b"}"
+
+# (type, document, path, words the reason must contain)
+BAD: list[tuple[Any, bytes, str, str]] = [
+    # shape and tags
+    (ct.Message, b'{"content":"x"}', "$", "missing required field 'role'"),
+    (ct.Message, b'{"role":"developer","content":"x"}', "$.role", "got 'developer'"),
+    (ct.Message, b'{"role":null,"content":"x"}', "$.role", "expected str"),
+    (ct.Message, b'"user"', "$", "expected object, got str"),
+    (ct.Message, b"[]", "$", "expected object, got array"),
+    (TRANSCRIPT, b"{}", "$", "expected array, got object"),
+    (TRANSCRIPT, b'[{"role":"user","content":"a"},{"role":"tool","content":"x"}]', "$[1].role", "one of"),
+    # wrong JSON type at each kind of position
+    (ct.Message, b'{"role":"user","content":null}', "$.content", "expected str, got null"),
+    (ct.Message, b'{"role":"user_multimodal","content":"t"}', "$.content", "expected array, got str"),
+    (
+        TRANSCRIPT,
+        b'[{"role":"user","content":"a"},{"role":"user_multimodal","content":[{"type":"text","text":1}]}]',
+        "$[1].content[0].text",
+        "expected str, got int",
+    ),
+    (
+        TRANSCRIPT,
+        b'[{"role":"user_multimodal","content":[{"type":"text","text":"a"},{"type":"nope"}]}]',
+        "$[0].content[1].type",
+        "got 'nope'",
+    ),
+    (ct.Message, b'{"role":"assistant","tool_calls":null}', "$.tool_calls", "expected array, got null"),
+    (ct.Message, b'{"role":"assistant","tool_calls":[{"name":"x"}]}', "$.tool_calls[0]", "'arguments'"),
+    (ct.Message, b'{"role":"assistant","thinking":[{"text":null}]}', "$.thinking[0].text", "expected str"),
+    (ct.Message, b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"External"}', "$.provenance", "'internal' or 'external'"),
+    (ct.Message, b'{"role":"provider_output_items","protocol":"p","items":{}}', "$.items", "expected array"),
+    (ct.ToolCall, b'{"name":"x","arguments":[]}', "$.arguments", "expected object, got array"),
+    (ct.ToolCall, b'{"id":7,"name":"x","arguments":{}}', "$.id", "expected str | null, got int"),
+    (ct.ThinkingBlock, b'{"signature":1}', "$.signature", "expected str | null"),
+    (ct.Provenance, b'"Internal"', "$", "'internal' or 'external'"),
+    # numbers
+    (ct.ContentBlock, b'{"type":"video_path","path":"p","max_frames":-1}', "$.max_frames", "0..4294967295"),
+    (ct.ContentBlock, b'{"type":"video_path","path":"p","max_frames":4294967296}', "$.max_frames", "0..4294967295"),
+    (ct.ContentBlock, b'{"type":"video_path","path":"p","max_frames":1.5}', "$.max_frames", "got float"),
+    (ct.ContentBlock, b'{"type":"audio_url","url":"u","sample_rate":-1}', "$.sample_rate", "0..4294967295"),
+    (ct.ContentBlock, b'{"type":"video_url","url":"u","fps":"30"}', "$.fps", "got str"),
+    (ct.ContentBlock, b'{"type":"video_url","url":"u","fps":1e39}', "$.fps", "f32 range"),
+    (
+        TRANSCRIPT,
+        b'[{"role":"user_multimodal","content":[{"type":"video_url","url":"u","fps":-1e300}]}]',
+        "$[0].content[0].fps",
+        "f32 range",
+    ),
+    (ct.Message, b'{"role":"provider_output_items","protocol":"p","items":[1e400]}', "$.items[0]", "64-bit float"),
+    # syntax
+    (ct.Message, b"", "$", "ends early"),
+    (ct.Message, b'{"role":"user","content":"x"', "$.content", "ends early"),
+    (ct.Message, b'{"role":"user","content":"x"} trailing', "$", "trailing characters"),
+    (ct.Message, b'{"role":"user","content":"x",}', "$", "trailing comma"),
+    (ct.Message, b'{"role":"user","content":"\\x"}', "$.content", "invalid escape"),
+    (TRANSCRIPT, b'[{"role":"user","content":"a"},{"role":"user","content":x}]', "$[1].content", "malformed JSON"),
+    (ct.Message, b'{"role":"provider_output_items","protocol":"p","items":[NaN]}', "$.items[0]", "malformed JSON"),
+    # nesting
+    (ct.Message, DEEP_ITEMS, "$.items" + "[0]" * 126, "127 levels"),
+    (TRANSCRIPT, b"[" + DEEP_ITEMS[:-1] + b"}]", "$[0].items" + "[0]" * 125, "127 levels"),
+]
+
+
+@pytest.mark.parametrize("tp,doc,path,words", BAD, ids=[repr(b[1][:50]) for b in BAD])
+def test_bad_document_names_what_and_where(tp: Any, doc: bytes, path: str, words: str) -> None:
+    with pytest.raises(ct.WireError) as info:
+        ct.decode(doc, tp)
+    err = info.value
+    assert err.path == path
+    assert words in err.reason
+    assert str(err) == f"{err.reason} at {err.path}"
+    assert isinstance(err, ValueError)
+
+
+def test_decode_message_and_messages_raise_the_same_error() -> None:
+    with pytest.raises(ct.WireError, match=r"at \$\.role$"):
+        ct.decode_message(b'{"role":"tool","content":"x"}')
+    with pytest.raises(ct.WireError, match=r"at \$\[0\]\.role$"):
+        ct.decode_messages(b'[{"role":"tool","content":"x"}]')
+
+
+def test_nesting_limit_is_the_references() -> None:
+    # The reference refuses the 128th level and accepts 127.
+    def items_doc(levels: int) -> bytes:
+        prefix = b'{"role":"provider_output_items","protocol":"p","items":'
+        return prefix + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
+
+    assert ct.decode_message(items_doc(ct.MAX_DEPTH))
+    with pytest.raises(ct.WireError):
+        ct.decode_message(items_doc(ct.MAX_DEPTH + 1))
+
+
+def test_nesting_limit_counts_from_the_document_root() -> None:
+    call = b'{"name":"n","arguments":{"a":' + b"[" * 125 + b"]" * 125 + b"}}"
+    assert ct.decode(call, ct.ToolCall)  # 127 levels on its own
+    in_transcript = b'[{"role":"assistant","tool_calls":[' + call + b"]}]"
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_messages(in_transcript)  # 130 levels inside a transcript
+    assert info.value.path.startswith("$[0].tool_calls[0].arguments.a")
+
+
+def test_unknown_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        ct.decode(b"{}", dict)
+
+
+def test_invalid_construction_raises_wire_error() -> None:
+    with pytest.raises(ct.WireError, match="0..4294967295"):
+        ct.VideoPathBlock(path="p", max_frames=-1)
+    with pytest.raises(ct.WireError, match="0..4294967295"):
+        ct.AudioPathBlock(path="p", sample_rate=2**32)
+    with pytest.raises(ct.WireError, match="0..4294967295"):
+        ct.AudioPathBlock(path="p", sample_rate=True)
+    with pytest.raises(ct.WireError, match="finite"):
+        ct.VideoUrlBlock(url="u", fps=float("nan"))
+    with pytest.raises(ct.WireError, match="f32 range"):
+        ct.VideoUrlBlock(url="u", fps=1e39)
