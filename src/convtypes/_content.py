@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Annotated, Final, Union
+from typing import Annotated, Final, Union, get_args
 
 from msgspec import Meta, Struct
 from msgspec.structs import force_setattr
@@ -79,7 +79,7 @@ def _round_to_f32(value: float) -> float:
 def _check_u32(value: object, name: str) -> None:
     # bool is an int subclass but would be written as true/false.
     if value is not None and (
-        type(value) is not int or not 0 <= value <= U32_MAX  # type: ignore[operator]
+        type(value) is not int or not 0 <= value <= U32_MAX
     ):
         raise WireError(f"expected an integer in 0..{U32_MAX}, got {value!r}", f"$.{name}")
 
@@ -102,13 +102,13 @@ class _Block(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, ta
         return False
 
 
-class TextBlock(_Block, tag="text"):
+class TextBlock(_Block, frozen=True, tag="text"):
     """Plain text."""
 
     text: str
 
 
-class ImageBase64Block(_Block, tag="image_base64"):
+class ImageBase64Block(_Block, frozen=True, tag="image_base64"):
     """An image sent inline as base64."""
 
     data: str
@@ -118,7 +118,7 @@ class ImageBase64Block(_Block, tag="image_base64"):
 
 # omit_defaults is off here: the reference always writes ``detail``, and
 # msgspec would otherwise leave out a ``detail`` that is the default object.
-class ImageUrlBlock(_Block, tag="image_url", omit_defaults=False):
+class ImageUrlBlock(_Block, frozen=True, tag="image_url", omit_defaults=False):
     """An image the provider fetches by URL."""
 
     url: str
@@ -126,7 +126,7 @@ class ImageUrlBlock(_Block, tag="image_url", omit_defaults=False):
     """How closely the provider should look: ``auto``, ``low`` or ``high``."""
 
 
-class _Video(_Block):
+class _Video(_Block, frozen=True):
     def is_video(self) -> bool:
         return True
 
@@ -138,7 +138,7 @@ class _Video(_Block):
         _check_u32(max_frames, "max_frames")
 
 
-class VideoPathBlock(_Video, tag="video_path"):
+class VideoPathBlock(_Video, frozen=True, tag="video_path"):
     """A video file on the local filesystem.
 
     ``fps`` asks the backend to sample that many frames a second, and
@@ -154,7 +154,7 @@ class VideoPathBlock(_Video, tag="video_path"):
         self._check_video(self.fps, self.max_frames)
 
 
-class VideoUrlBlock(_Video, tag="video_url"):
+class VideoUrlBlock(_Video, frozen=True, tag="video_url"):
     """A video fetched over HTTP(S); ``fps`` and ``max_frames`` as for a path."""
 
     url: str
@@ -165,7 +165,7 @@ class VideoUrlBlock(_Video, tag="video_url"):
         self._check_video(self.fps, self.max_frames)
 
 
-class VideoBase64Block(_Video, tag="video_base64"):
+class VideoBase64Block(_Video, frozen=True, tag="video_base64"):
     """A video sent inline as base64; costly, so prefer a path or URL."""
 
     data: str
@@ -177,7 +177,7 @@ class VideoBase64Block(_Video, tag="video_base64"):
         self._check_video(self.fps, self.max_frames)
 
 
-class _Audio(_Block):
+class _Audio(_Block, frozen=True):
     def is_audio(self) -> bool:
         return True
 
@@ -185,7 +185,7 @@ class _Audio(_Block):
         _check_u32(getattr(self, "sample_rate"), "sample_rate")
 
 
-class AudioPathBlock(_Audio, tag="audio_path"):
+class AudioPathBlock(_Audio, frozen=True, tag="audio_path"):
     """An audio file on the local filesystem.
 
     ``sample_rate`` is a hint in Hz; most backends resample anyway.
@@ -195,14 +195,14 @@ class AudioPathBlock(_Audio, tag="audio_path"):
     sample_rate: U32 | None = None
 
 
-class AudioUrlBlock(_Audio, tag="audio_url"):
+class AudioUrlBlock(_Audio, frozen=True, tag="audio_url"):
     """Audio fetched over HTTP(S)."""
 
     url: str
     sample_rate: U32 | None = None
 
 
-class AudioBase64Block(_Audio, tag="audio_base64"):
+class AudioBase64Block(_Audio, frozen=True, tag="audio_base64"):
     """Audio sent inline as base64."""
 
     data: str
@@ -223,4 +223,4 @@ ContentBlock = Union[
 ]
 """Any content block; ``type`` on the wire says which."""
 
-CONTENT_BLOCK_TYPES: Final = ContentBlock.__args__
+CONTENT_BLOCK_TYPES: Final = get_args(ContentBlock)

@@ -7,7 +7,7 @@ handles every role.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Final, List, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Final, List, Tuple, Union, get_args
 
 from msgspec import Struct
 from msgspec.structs import force_setattr
@@ -93,25 +93,25 @@ class _Message(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, 
     pass
 
 
-class SystemMessage(_Message, tag="system"):
+class SystemMessage(_Message, frozen=True, tag="system"):
     """The system prompt; it belongs once, at the start."""
 
     content: str
 
 
-class UserMessage(_Message, tag="user"):
+class UserMessage(_Message, frozen=True, tag="user"):
     """A user turn made of text only."""
 
     content: str
 
 
-class UserMultimodalMessage(_Message, tag="user_multimodal"):
+class UserMultimodalMessage(_Message, frozen=True, tag="user_multimodal"):
     """A user turn of content blocks: text, images, video, audio."""
 
     content: Tuple[ContentBlock, ...]
 
 
-class AssistantMessage(_Message, tag="assistant"):
+class AssistantMessage(_Message, frozen=True, tag="assistant"):
     """A model turn: its text, the tools it called, and its thinking.
 
     ``content`` and ``tool_calls`` are always written; ``thinking`` only
@@ -130,7 +130,7 @@ class AssistantMessage(_Message, tag="assistant"):
             force_setattr(self, "tool_calls", ())
 
 
-class ToolResultMessage(_Message, tag="tool_result"):
+class ToolResultMessage(_Message, frozen=True, tag="tool_result"):
     """What a tool returned, answering the call with id ``tool_use_id``.
 
     ``provenance`` says whether ``content`` came from outside the trust
@@ -143,7 +143,7 @@ class ToolResultMessage(_Message, tag="tool_result"):
     provenance: Provenance = Provenance.INTERNAL
 
 
-class ProviderOutputItemsMessage(_Message, tag="provider_output_items"):
+class ProviderOutputItemsMessage(_Message, frozen=True, tag="provider_output_items"):
     """Opaque provider items that must go back to the provider verbatim.
 
     ``protocol`` names the format (``"openai-responses"``); a request builder
@@ -165,4 +165,4 @@ Message = Union[
 ]
 """Any message; ``role`` on the wire says which."""
 
-MESSAGE_TYPES: Final = Message.__args__
+MESSAGE_TYPES: Final = get_args(Message)

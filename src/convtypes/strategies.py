@@ -57,13 +57,18 @@ __all__ = [
 
 def texts(max_size: int | None = 40) -> st.SearchStrategy[str]:
     """Any Unicode text that UTF-8 can encode (no lone surrogates)."""
-    return st.text(st.characters(exclude_categories=("Cs",)), max_size=max_size)
+    return st.text(st.characters(exclude_categories=["Cs"]), max_size=max_size)
 
 
 def json_values(max_leaves: int = 12) -> st.SearchStrategy[JsonValue]:
     """JSON values: finite floats, integers of any size, nested lists and objects."""
-    scalars = st.none() | st.booleans() | st.integers() | texts(12)
-    scalars |= st.floats(allow_nan=False, allow_infinity=False)
+    scalars: st.SearchStrategy[JsonValue] = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        texts(12),
+    )
     return st.recursive(
         scalars,
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts(8), inner, max_size=4),
@@ -121,18 +126,17 @@ def messages(
     roles: tuple[type[Any], ...] | None = None, max_items: int = 3
 ) -> st.SearchStrategy[Message]:
     """Messages, optionally restricted to some message classes."""
-    seq = {"max_size": max_items}
     options: dict[type[Any], st.SearchStrategy[Any]] = {
         SystemMessage: st.builds(SystemMessage, content=texts()),
         UserMessage: st.builds(UserMessage, content=texts()),
         UserMultimodalMessage: st.builds(
-            UserMultimodalMessage, content=st.lists(content_blocks(), **seq).map(tuple)
+            UserMultimodalMessage, content=st.lists(content_blocks(), max_size=max_items).map(tuple)
         ),
         AssistantMessage: st.builds(
             AssistantMessage,
             content=texts(),
-            tool_calls=st.lists(tool_calls(), **seq).map(tuple),
-            thinking=st.lists(thinking_blocks(), **seq).map(tuple),
+            tool_calls=st.lists(tool_calls(), max_size=max_items).map(tuple),
+            thinking=st.lists(thinking_blocks(), max_size=max_items).map(tuple),
         ),
         ToolResultMessage: st.builds(
             ToolResultMessage, tool_use_id=texts(16), content=texts(), provenance=provenances()
@@ -140,7 +144,7 @@ def messages(
         ProviderOutputItemsMessage: st.builds(
             ProviderOutputItemsMessage,
             protocol=st.just("openai-responses") | texts(16),
-            items=st.lists(json_values(8), **seq).map(tuple),
+            items=st.lists(json_values(8), max_size=max_items).map(tuple),
         ),
     }
     chosen = [options[kind] for kind in (roles or tuple(options))]

@@ -1,0 +1,66 @@
+"""Type-level promises: an exhaustive match checks, a partial one does not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import convtypes as ct
+from typing_exhaustive import describe
+
+HERE = Path(__file__).parent
+SOURCE = (HERE / "typing_exhaustive.py").read_text("utf-8")
+
+
+def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    target = tmp_path / "snippet.py"
+    target.write_text(source, "utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(target)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_exhaustive_match_type_checks(tmp_path: Path) -> None:
+    result = _mypy(tmp_path, SOURCE)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_match_missing_a_role_fails_to_type_check(tmp_path: Path) -> None:
+    partial = SOURCE.replace(
+        '        case ProviderOutputItemsMessage(protocol=protocol):\n'
+        '            return f"items for {protocol}"\n',
+        "",
+    )
+    assert partial != SOURCE
+    result = _mypy(tmp_path, partial)
+    assert result.returncode == 1
+    assert "ProviderOutputItemsMessage" in result.stdout
+    assert "assert_never" in result.stdout
+
+
+def test_match_runs_for_every_role() -> None:
+    messages: list[ct.Message] = [
+        ct.SystemMessage(content="s"),
+        ct.UserMessage(content="u"),
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="t"),)),
+        ct.AssistantMessage(content="a"),
+        ct.ToolResultMessage(tool_use_id="c", content="r", provenance=ct.Provenance.EXTERNAL),
+        ct.ProviderOutputItemsMessage(protocol="openai-responses", items=()),
+    ]
+    assert [describe(m).split(":")[0].split(" ")[0] for m in messages] == [
+        "system",
+        "user",
+        "user",
+        "assistant",
+        "result",
+        "items",
+    ]
