@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, settings
 
 # The machines are shared and noisy: a per-example deadline would only make
 # the suite flaky. Speed is measured in benchmarks/, not here.
-settings.register_profile(
-    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
     "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=200
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default")
+)

@@ -21,7 +21,10 @@ OMITTED: list[tuple[type[Any], str, Any, str]] = [
     (ct.ToolCall, "id", None, "null"),
     (ct.ThinkingBlock, "signature", None, "null"),
     (ct.ThinkingBlock, "redacted_data", None, "null"),
-    *[(cls, "fps", None, "null") for cls in (ct.VideoPathBlock, ct.VideoUrlBlock, ct.VideoBase64Block)],
+    *[
+        (cls, "fps", None, "null")
+        for cls in (ct.VideoPathBlock, ct.VideoUrlBlock, ct.VideoBase64Block)
+    ],
     *[
         (cls, "max_frames", None, "null")
         for cls in (ct.VideoPathBlock, ct.VideoUrlBlock, ct.VideoBase64Block)
@@ -62,7 +65,9 @@ def without(data: bytes, field: str) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-@pytest.mark.parametrize("cls,field,default,spelled", OMITTED, ids=lambda v: str(getattr(v, "__name__", v)))
+@pytest.mark.parametrize(
+    "cls,field,default,spelled", OMITTED, ids=lambda v: str(getattr(v, "__name__", v))
+)
 @given(data=st.data())
 def test_default_fields_add_no_bytes(
     cls: type[Any], field: str, default: Any, spelled: str, data: st.DataObject

@@ -9,7 +9,9 @@ import pytest
 import convtypes as ct
 
 TRANSCRIPT = list[ct.Message]
-DEEP_ITEMS = b'{"role":"provider_output_items","protocol":"p","items":' + b"[" * 200 + b"]" * 200 + b"}"
+DEEP_ITEMS = (
+    b'{"role":"provider_output_items","protocol":"p","items":' + b"[" * 200 + b"]" * 200 + b"}"
+)
 
 # (type, document, path, words the reason must contain)
 BAD: list[tuple[Any, bytes, str, str]] = [
@@ -20,10 +22,20 @@ BAD: list[tuple[Any, bytes, str, str]] = [
     (ct.Message, b'"user"', "$", "expected object, got str"),
     (ct.Message, b"[]", "$", "expected object, got array"),
     (TRANSCRIPT, b"{}", "$", "expected array, got object"),
-    (TRANSCRIPT, b'[{"role":"user","content":"a"},{"role":"tool","content":"x"}]', "$[1].role", "one of"),
+    (
+        TRANSCRIPT,
+        b'[{"role":"user","content":"a"},{"role":"tool","content":"x"}]',
+        "$[1].role",
+        "one of",
+    ),
     # wrong JSON type at each kind of position
     (ct.Message, b'{"role":"user","content":null}', "$.content", "expected str, got null"),
-    (ct.Message, b'{"role":"user_multimodal","content":"t"}', "$.content", "expected array, got str"),
+    (
+        ct.Message,
+        b'{"role":"user_multimodal","content":"t"}',
+        "$.content",
+        "expected array, got str",
+    ),
     (
         TRANSCRIPT,
         b'[{"role":"user","content":"a"},{"role":"user_multimodal","content":[{"type":"text","text":1}]}]',
@@ -36,20 +48,65 @@ BAD: list[tuple[Any, bytes, str, str]] = [
         "$[0].content[1].type",
         "got 'nope'",
     ),
-    (ct.Message, b'{"role":"assistant","tool_calls":null}', "$.tool_calls", "expected array, got null"),
-    (ct.Message, b'{"role":"assistant","tool_calls":[{"name":"x"}]}', "$.tool_calls[0]", "'arguments'"),
-    (ct.Message, b'{"role":"assistant","thinking":[{"text":null}]}', "$.thinking[0].text", "expected str"),
-    (ct.Message, b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"External"}', "$.provenance", "'internal' or 'external'"),
-    (ct.Message, b'{"role":"provider_output_items","protocol":"p","items":{}}', "$.items", "expected array"),
+    (
+        ct.Message,
+        b'{"role":"assistant","tool_calls":null}',
+        "$.tool_calls",
+        "expected array, got null",
+    ),
+    (
+        ct.Message,
+        b'{"role":"assistant","tool_calls":[{"name":"x"}]}',
+        "$.tool_calls[0]",
+        "'arguments'",
+    ),
+    (
+        ct.Message,
+        b'{"role":"assistant","thinking":[{"text":null}]}',
+        "$.thinking[0].text",
+        "expected str",
+    ),
+    (
+        ct.Message,
+        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"External"}',
+        "$.provenance",
+        "'internal' or 'external'",
+    ),
+    (
+        ct.Message,
+        b'{"role":"provider_output_items","protocol":"p","items":{}}',
+        "$.items",
+        "expected array",
+    ),
     (ct.ToolCall, b'{"name":"x","arguments":[]}', "$.arguments", "expected object, got array"),
     (ct.ToolCall, b'{"id":7,"name":"x","arguments":{}}', "$.id", "expected str | null, got int"),
     (ct.ThinkingBlock, b'{"signature":1}', "$.signature", "expected str | null"),
     (ct.Provenance, b'"Internal"', "$", "'internal' or 'external'"),
     # numbers
-    (ct.ContentBlock, b'{"type":"video_path","path":"p","max_frames":-1}', "$.max_frames", "0..4294967295"),
-    (ct.ContentBlock, b'{"type":"video_path","path":"p","max_frames":4294967296}', "$.max_frames", "0..4294967295"),
-    (ct.ContentBlock, b'{"type":"video_path","path":"p","max_frames":1.5}', "$.max_frames", "got float"),
-    (ct.ContentBlock, b'{"type":"audio_url","url":"u","sample_rate":-1}', "$.sample_rate", "0..4294967295"),
+    (
+        ct.ContentBlock,
+        b'{"type":"video_path","path":"p","max_frames":-1}',
+        "$.max_frames",
+        "0..4294967295",
+    ),
+    (
+        ct.ContentBlock,
+        b'{"type":"video_path","path":"p","max_frames":4294967296}',
+        "$.max_frames",
+        "0..4294967295",
+    ),
+    (
+        ct.ContentBlock,
+        b'{"type":"video_path","path":"p","max_frames":1.5}',
+        "$.max_frames",
+        "got float",
+    ),
+    (
+        ct.ContentBlock,
+        b'{"type":"audio_url","url":"u","sample_rate":-1}',
+        "$.sample_rate",
+        "0..4294967295",
+    ),
     (ct.ContentBlock, b'{"type":"video_url","url":"u","fps":"30"}', "$.fps", "got str"),
     (ct.ContentBlock, b'{"type":"video_url","url":"u","fps":1e39}', "$.fps", "f32 range"),
     (
@@ -58,15 +115,30 @@ BAD: list[tuple[Any, bytes, str, str]] = [
         "$[0].content[0].fps",
         "f32 range",
     ),
-    (ct.Message, b'{"role":"provider_output_items","protocol":"p","items":[1e400]}', "$.items[0]", "64-bit float"),
+    (
+        ct.Message,
+        b'{"role":"provider_output_items","protocol":"p","items":[1e400]}',
+        "$.items[0]",
+        "64-bit float",
+    ),
     # syntax
     (ct.Message, b"", "$", "ends early"),
     (ct.Message, b'{"role":"user","content":"x"', "$.content", "ends early"),
     (ct.Message, b'{"role":"user","content":"x"} trailing', "$", "trailing characters"),
     (ct.Message, b'{"role":"user","content":"x",}', "$", "trailing comma"),
     (ct.Message, b'{"role":"user","content":"\\x"}', "$.content", "invalid escape"),
-    (TRANSCRIPT, b'[{"role":"user","content":"a"},{"role":"user","content":x}]', "$[1].content", "malformed JSON"),
-    (ct.Message, b'{"role":"provider_output_items","protocol":"p","items":[NaN]}', "$.items[0]", "malformed JSON"),
+    (
+        TRANSCRIPT,
+        b'[{"role":"user","content":"a"},{"role":"user","content":x}]',
+        "$[1].content",
+        "malformed JSON",
+    ),
+    (
+        ct.Message,
+        b'{"role":"provider_output_items","protocol":"p","items":[NaN]}',
+        "$.items[0]",
+        "malformed JSON",
+    ),
     # nesting
     (ct.Message, DEEP_ITEMS, "$.items" + "[0]" * 126, "127 levels"),
     (TRANSCRIPT, b"[" + DEEP_ITEMS[:-1] + b"}]", "$[0].items" + "[0]" * 125, "127 levels"),
@@ -117,11 +189,11 @@ def test_unknown_type_is_a_type_error() -> None:
 
 
 def test_invalid_construction_raises_wire_error() -> None:
-    with pytest.raises(ct.WireError, match="0..4294967295"):
+    with pytest.raises(ct.WireError, match=r"0\.\.4294967295"):
         ct.VideoPathBlock(path="p", max_frames=-1)
-    with pytest.raises(ct.WireError, match="0..4294967295"):
+    with pytest.raises(ct.WireError, match=r"0\.\.4294967295"):
         ct.AudioPathBlock(path="p", sample_rate=2**32)
-    with pytest.raises(ct.WireError, match="0..4294967295"):
+    with pytest.raises(ct.WireError, match=r"0\.\.4294967295"):
         ct.AudioPathBlock(path="p", sample_rate=True)
     with pytest.raises(ct.WireError, match="finite"):
         ct.VideoUrlBlock(url="u", fps=float("nan"))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import convtypes as ct
+
 from golden_cases import Case, load
 
 CASES = load()

@@ -8,6 +8,7 @@ from hypothesis import given
 
 import convtypes as ct
 from convtypes import strategies as cst
+
 from golden_cases import Case, load
 
 LEGACY = load("legacy/*.jsonl")

@@ -95,6 +95,9 @@ def test_fps_holds_the_f32_the_reference_holds() -> None:
     assert block.fps == 29.97
     assert ct.encode(block) == b'{"type":"video_path","path":"p","fps":29.97}'
     # Integers are read as floats and written with a fraction.
-    assert ct.encode(ct.VideoPathBlock(path="p", fps=30)) == b'{"type":"video_path","path":"p","fps":30.0}'
+    assert (
+        ct.encode(ct.VideoPathBlock(path="p", fps=30))
+        == b'{"type":"video_path","path":"p","fps":30.0}'
+    )
     # Just above FLT_MAX still rounds to FLT_MAX, as a Rust cast does.
     assert ct.VideoPathBlock(path="p", fps=3.40282350e38).fps == 3.4028235e38

@@ -69,7 +69,7 @@ def test_json_values_keep_key_order_and_exact_integers(message: ct.Message) -> N
     back = ct.decode_message(ct.encode(message))
     if isinstance(message, ct.AssistantMessage):
         assert isinstance(back, ct.AssistantMessage)
-        for before, after in zip(message.tool_calls, back.tool_calls):
+        for before, after in zip(message.tool_calls, back.tool_calls, strict=True):
             assert list(before.arguments) == list(after.arguments)
             assert repr(before.arguments) == repr(after.arguments)
     else:
@@ -77,7 +77,10 @@ def test_json_values_keep_key_order_and_exact_integers(message: ct.Message) -> N
 
 
 def test_huge_integers_and_key_order_survive() -> None:
-    doc = b'{"name":"n","arguments":{"z":1,"a":123456789012345678901234567890,"m":-18446744073709551617}}'
+    doc = (
+        b'{"name":"n","arguments":'
+        b'{"z":1,"a":123456789012345678901234567890,"m":-18446744073709551617}}'
+    )
     call = ct.decode(doc, ct.ToolCall)
     assert list(call.arguments) == ["z", "a", "m"]
     assert call.arguments["a"] == 123456789012345678901234567890

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import convtypes as ct
+
 from typing_exhaustive import describe
 
 HERE = Path(__file__).parent
@@ -36,7 +37,7 @@ def test_exhaustive_match_type_checks(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_match_missing_a_role_fails_to_type_check(tmp_path: Path) -> None:
     partial = SOURCE.replace(
-        '        case ProviderOutputItemsMessage(protocol=protocol):\n'
+        "        case ProviderOutputItemsMessage(protocol=protocol):\n"
         '            return f"items for {protocol}"\n',
         "",
     )

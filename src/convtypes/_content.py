@@ -18,6 +18,7 @@ from msgspec.structs import force_setattr
 from ._errors import WireError
 
 __all__ = [
+    "U32_MAX",
     "AudioBase64Block",
     "AudioPathBlock",
     "AudioUrlBlock",
@@ -25,7 +26,6 @@ __all__ = [
     "ImageBase64Block",
     "ImageUrlBlock",
     "TextBlock",
-    "U32_MAX",
     "VideoBase64Block",
     "VideoPathBlock",
     "VideoUrlBlock",
@@ -78,9 +78,7 @@ def _round_to_f32(value: float) -> float:
 
 def _check_u32(value: object, name: str) -> None:
     # bool is an int subclass but would be written as true/false.
-    if value is not None and (
-        type(value) is not int or not 0 <= value <= U32_MAX
-    ):
+    if value is not None and (type(value) is not int or not 0 <= value <= U32_MAX):
         raise WireError(f"expected an integer in 0..{U32_MAX}, got {value!r}", f"$.{name}")
 
 
@@ -181,9 +179,6 @@ class _Audio(_Block, frozen=True):
     def is_audio(self) -> bool:
         return True
 
-    def __post_init__(self) -> None:
-        _check_u32(getattr(self, "sample_rate"), "sample_rate")
-
 
 class AudioPathBlock(_Audio, frozen=True, tag="audio_path"):
     """An audio file on the local filesystem.
@@ -194,12 +189,18 @@ class AudioPathBlock(_Audio, frozen=True, tag="audio_path"):
     path: str
     sample_rate: U32 | None = None
 
+    def __post_init__(self) -> None:
+        _check_u32(self.sample_rate, "sample_rate")
+
 
 class AudioUrlBlock(_Audio, frozen=True, tag="audio_url"):
     """Audio fetched over HTTP(S)."""
 
     url: str
     sample_rate: U32 | None = None
+
+    def __post_init__(self) -> None:
+        _check_u32(self.sample_rate, "sample_rate")
 
 
 class AudioBase64Block(_Audio, frozen=True, tag="audio_base64"):
@@ -208,6 +209,9 @@ class AudioBase64Block(_Audio, frozen=True, tag="audio_base64"):
     data: str
     media_type: str
     sample_rate: U32 | None = None
+
+    def __post_init__(self) -> None:
+        _check_u32(self.sample_rate, "sample_rate")
 
 
 ContentBlock = Union[

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["path_at", "find_excess_depth", "format_path"]
+__all__ = ["find_excess_depth", "format_path", "path_at"]
 
 _SCALAR_END = re.compile(rb"[,\]}\s]")
 _SPACE = b" \t\r\n"

@@ -7,7 +7,7 @@ handles every role.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Final, List, Tuple, Union, get_args
+from typing import TYPE_CHECKING, Any, Final, Union, get_args
 
 from msgspec import Struct
 from msgspec.structs import force_setattr
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    JsonValue = Union[None, bool, int, float, str, List["JsonValue"], Dict[str, "JsonValue"]]
+    JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
 else:
     # msgspec cannot resolve a recursive alias; at run time any JSON value is
     # accepted and the codec checks depth and finiteness itself.
@@ -45,7 +45,7 @@ class _FillInStr(str):
     __slots__ = ()
 
 
-class _FillInTuple(Tuple[Any, ...]):
+class _FillInTuple(tuple[Any, ...]):
     __slots__ = ()
 
 
@@ -63,7 +63,7 @@ class ToolCall(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
 
     id: str | None = None
     name: str
-    arguments: Dict[str, JsonValue]
+    arguments: dict[str, JsonValue]
 
 
 class ThinkingBlock(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
@@ -108,7 +108,7 @@ class UserMessage(_Message, frozen=True, tag="user"):
 class UserMultimodalMessage(_Message, frozen=True, tag="user_multimodal"):
     """A user turn of content blocks: text, images, video, audio."""
 
-    content: Tuple[ContentBlock, ...]
+    content: tuple[ContentBlock, ...]
 
 
 class AssistantMessage(_Message, frozen=True, tag="assistant"):
@@ -120,8 +120,8 @@ class AssistantMessage(_Message, frozen=True, tag="assistant"):
     """
 
     content: str = _EMPTY_STR
-    tool_calls: Tuple[ToolCall, ...] = _EMPTY_TUPLE
-    thinking: Tuple[ThinkingBlock, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = _EMPTY_TUPLE
+    thinking: tuple[ThinkingBlock, ...] = ()
 
     def __post_init__(self) -> None:
         if self.content is _EMPTY_STR:
@@ -152,7 +152,7 @@ class ProviderOutputItemsMessage(_Message, frozen=True, tag="provider_output_ite
     """
 
     protocol: str
-    items: Tuple[JsonValue, ...]
+    items: tuple[JsonValue, ...]
 
 
 Message = Union[

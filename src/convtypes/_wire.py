@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Final, List, TypeVar, Union, overload
+from typing import Any, Final, TypeVar, Union, overload
 
 import msgspec
 
@@ -48,16 +48,16 @@ The reference reads JSON with serde_json, which refuses the 128th level.
 convtypes refuses the same documents on decode and refuses to write one.
 """
 
-Encodable = Union[Message, ContentBlock, ToolCall, ThinkingBlock, Provenance, List[Message]]
+Encodable = Union[Message, ContentBlock, ToolCall, ThinkingBlock, Provenance, list[Message]]
 
 # Built once: a msgspec decoder compiles its type into a fast internal plan,
 # and the same decoder and encoder are safe to share between threads.
 _MESSAGE_DECODER: Final = msgspec.json.Decoder(Message)
-_TRANSCRIPT_DECODER: Final = msgspec.json.Decoder(List[Message])
+_TRANSCRIPT_DECODER: Final = msgspec.json.Decoder(list[Message])
 _ENCODER: Final = msgspec.json.Encoder()
 _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
     Message: _MESSAGE_DECODER,
-    List[Message]: _TRANSCRIPT_DECODER,
+    list[Message]: _TRANSCRIPT_DECODER,
     list[Message]: _TRANSCRIPT_DECODER,
     ContentBlock: msgspec.json.Decoder(ContentBlock),
     ToolCall: msgspec.json.Decoder(ToolCall),
@@ -178,7 +178,14 @@ _BYTE_OFFSET = re.compile(r"\s*\(byte (\d+)\)$")
 _OWN_PATH = re.compile(r"^(?P<what>.*) at \$(?P<rest>.*)$", re.DOTALL)
 _U32_FIELDS: Final = (".max_frames", ".sample_rate")
 _TAG_VALUES = {
-    "role": ("system", "user", "user_multimodal", "assistant", "tool_result", "provider_output_items"),
+    "role": (
+        "system",
+        "user",
+        "user_multimodal",
+        "assistant",
+        "tool_result",
+        "provider_output_items",
+    ),
     "type": (
         "text",
         "image_base64",
@@ -310,7 +317,9 @@ def _check_call_values(call: ToolCall, depth: int, where: list[str | int]) -> No
     room = MAX_DEPTH - depth - _ARGS_BELOW_CALL
     for key, value in call.arguments.items():
         if type(key) is not str:
-            raise WireError(f"expected a string key, got {key!r}", format_path([*where, "arguments"]))
+            raise WireError(
+                f"expected a string key, got {key!r}", format_path([*where, "arguments"])
+            )
         if type(value) not in _PLAIN_SCALARS:
             _check_json(value, room, [*where, "arguments", key])
 
