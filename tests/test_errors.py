@@ -140,7 +140,7 @@ BAD: list[tuple[Any, bytes, str, str]] = [
         "malformed JSON",
     ),
     # nesting
-    (ct.Message, DEEP_ITEMS, "$.items" + "[0]" * 126, "127 levels"),
+    (ct.Message, DEEP_ITEMS, "$.items" + "[0]" * 125, "127 levels"),
     (TRANSCRIPT, b"[" + DEEP_ITEMS[:-1] + b"}]", "$[0].items" + "[0]" * 125, "127 levels"),
 ]
 
@@ -163,24 +163,47 @@ def test_decode_message_and_messages_raise_the_same_error() -> None:
         ct.decode_messages(b'[{"role":"tool","content":"x"}]')
 
 
-def test_nesting_limit_is_the_references() -> None:
-    # The reference refuses the 128th level and accepts 127.
-    def items_doc(levels: int) -> bytes:
-        prefix = b'{"role":"provider_output_items","protocol":"p","items":'
-        return prefix + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
-
-    assert ct.decode_message(items_doc(ct.MAX_DEPTH))
-    with pytest.raises(ct.WireError):
-        ct.decode_message(items_doc(ct.MAX_DEPTH + 1))
+def _items_transcript(levels: int) -> bytes:
+    """A transcript whose deepest point is ``levels`` levels down."""
+    inner = b"[" * (levels - 2) + b"]" * (levels - 2)
+    return b'[{"role":"provider_output_items","protocol":"p","items":' + inner + b"}]"
 
 
-def test_nesting_limit_counts_from_the_document_root() -> None:
-    call = b'{"name":"n","arguments":{"a":' + b"[" * 125 + b"]" * 125 + b"}}"
-    assert ct.decode(call, ct.ToolCall)  # 127 levels on its own
-    in_transcript = b'[{"role":"assistant","tool_calls":[' + call + b"]}]"
+def _arguments_transcript(levels: int) -> bytes:
+    inner = b"[" * (levels - 5) + b"]" * (levels - 5)
+    return b'[{"role":"assistant","tool_calls":[{"name":"n","arguments":{"a":' + inner + b"}}]}]"
+
+
+@pytest.mark.parametrize("build", [_items_transcript, _arguments_transcript])
+def test_nesting_limit_in_a_transcript_is_the_references(build: Any) -> None:
+    # serde_json refuses the 128th level and reads the 127th.
+    assert ct.decode_messages(build(ct.MAX_DEPTH))
+    with pytest.raises(ct.WireError, match="127 levels"):
+        ct.decode_messages(build(ct.MAX_DEPTH + 1))
+
+
+def test_values_are_budgeted_for_a_transcript_everywhere() -> None:
+    # A lone message or call gets the same budget it would have inside a
+    # transcript, so that any value convtypes holds can be written anywhere.
+    # That refuses lone documents within 1 to 3 levels of the reference's
+    # limit, which the reference itself would read.
+    call = b'{"name":"n","arguments":{"a":' + b"[" * 123 + b"]" * 123 + b"}}"
     with pytest.raises(ct.WireError) as info:
-        ct.decode_messages(in_transcript)  # 130 levels inside a transcript
-    assert info.value.path.startswith("$[0].tool_calls[0].arguments.a")
+        ct.decode(call, ct.ToolCall)
+    assert info.value.path == "$.arguments.a" + "[0]" * 122
+    fits = b'{"name":"n","arguments":{"a":' + b"[" * 122 + b"]" * 122 + b"}}"
+    call_value = ct.decode(fits, ct.ToolCall)
+    message = ct.AssistantMessage(tool_calls=(call_value,))
+    transcript = ct.encode([message])
+    assert ct.decode_messages(transcript) == [message]
+
+
+def test_a_million_levels_is_a_wire_error() -> None:
+    deep = b'{"role":"provider_output_items","protocol":"p","items":' + b"[" * 1_000_000
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_message(deep + b"]" * 1_000_000 + b"}")
+    assert "127 levels" in info.value.reason
+    assert info.value.path == "$.items" + "[0]" * 126
 
 
 def test_unknown_type_is_a_type_error() -> None:

@@ -20,9 +20,9 @@ from ._content import (
     VideoUrlBlock,
 )
 from ._errors import WireError
+from ._jsonvalue import MAX_DEPTH, JsonValue
 from ._messages import (
     AssistantMessage,
-    JsonValue,
     Message,
     ProviderOutputItemsMessage,
     SystemMessage,
@@ -33,7 +33,7 @@ from ._messages import (
     UserMultimodalMessage,
 )
 from ._provenance import EXTERNAL_CLOSE, EXTERNAL_OPEN, Provenance, fence_external
-from ._wire import MAX_DEPTH, decode, decode_message, decode_messages, encode
+from ._wire import decode, decode_message, decode_messages, encode
 
 __version__ = "0.1.0"
 

@@ -7,12 +7,13 @@ handles every role.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Union, get_args
+from typing import Any, Final, Union, get_args
 
 from msgspec import Struct
 from msgspec.structs import force_setattr
 
 from ._content import ContentBlock
+from ._jsonvalue import ARGUMENTS_DEPTH, ITEMS_DEPTH, JsonValue, check_json
 from ._provenance import Provenance
 
 __all__ = [
@@ -27,13 +28,6 @@ __all__ = [
     "UserMessage",
     "UserMultimodalMessage",
 ]
-
-if TYPE_CHECKING:
-    JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
-else:
-    # msgspec cannot resolve a recursive alias; at run time any JSON value is
-    # accepted and the codec checks depth and finiteness itself.
-    JsonValue = Any
 
 
 # A field that the reference always writes, even at its default, cannot use a
@@ -59,11 +53,17 @@ class ToolCall(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
     ``id`` is the provider's correlation id (``call_…``, ``toolu_…``); when it
     is ``None`` a backend pairs calls with results by position instead.
     ``arguments`` is kept exactly as read: key order and big integers survive.
+    It is checked when the call is built or decoded (JSON types only, finite
+    floats, nesting within the reference's limit); change it by building a
+    new call, not by mutating the dict, or the check is bypassed.
     """
 
     id: str | None = None
     name: str
     arguments: dict[str, JsonValue]
+
+    def __post_init__(self) -> None:
+        check_json(self.arguments, ARGUMENTS_DEPTH, "arguments")
 
 
 class ThinkingBlock(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
@@ -153,6 +153,9 @@ class ProviderOutputItemsMessage(_Message, frozen=True, tag="provider_output_ite
 
     protocol: str
     items: tuple[JsonValue, ...]
+
+    def __post_init__(self) -> None:
+        check_json(self.items, ITEMS_DEPTH, "items")
 
 
 Message = Union[

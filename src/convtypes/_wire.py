@@ -13,7 +13,6 @@ values are finite, JSON-typed and encodable as UTF-8.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Final, TypeVar, Union, overload
 
@@ -21,18 +20,16 @@ import msgspec
 
 from ._content import U32_MAX, ContentBlock
 from ._errors import WireError
+from ._jsonvalue import MAX_DEPTH
 from ._locate import find_excess_depth, format_path, path_at
 from ._messages import (
-    AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
 from ._provenance import Provenance
 
 __all__ = [
-    "MAX_DEPTH",
     "decode",
     "decode_message",
     "decode_messages",
@@ -40,13 +37,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-MAX_DEPTH: Final = 127
-"""The deepest nesting of arrays and objects a document may have.
-
-The reference reads JSON with serde_json, which refuses the 128th level.
-convtypes refuses the same documents on decode and refuses to write one.
-"""
 
 Encodable = Union[Message, ContentBlock, ToolCall, ThinkingBlock, Provenance, list[Message]]
 
@@ -65,26 +55,15 @@ _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
     Provenance: msgspec.json.Decoder(Provenance),
 }
 
-# How deep a JSON value sits in each kind of document: the containers that
-# enclose it. A tool call's arguments object is one level below the call; a
-# provider item is one level below its message (inside ``items``).
-_ARGS_BELOW_CALL: Final = 1
-_CALLS_BELOW_MESSAGE: Final = 2
-_ITEMS_BELOW_MESSAGE: Final = 1
-
-
 # ---------------------------------------------------------------- decoding
 
 
 def decode_messages(data: bytes | bytearray | memoryview | str) -> list[Message]:
     """Decode a transcript: a JSON array of messages."""
     try:
-        messages = _TRANSCRIPT_DECODER.decode(data)
+        return _TRANSCRIPT_DECODER.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
-    for index, message in enumerate(messages):
-        _check_message_depth(message, 2, [index])
-    return messages
 
 
 def decode_message(data: bytes | bytearray | memoryview | str) -> Message:
@@ -93,7 +72,6 @@ def decode_message(data: bytes | bytearray | memoryview | str) -> Message:
         message: Message = _MESSAGE_DECODER.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
-    _check_message_depth(message, 1, [])
     return message
 
 
@@ -114,17 +92,9 @@ def decode(data: bytes | bytearray | memoryview | str, type: Any) -> Any:
             raise TypeError(f"convtypes cannot decode {type!r}")
         decoder = _DECODERS.setdefault(type, msgspec.json.Decoder(type))
     try:
-        value = decoder.decode(data)
+        return decoder.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
-    if isinstance(value, list):
-        for index, message in enumerate(value):
-            _check_message_depth(message, 2, [index])
-    elif isinstance(value, ToolCall):
-        _check_call_depth(value, 1, [])
-    else:
-        _check_message_depth(value, 1, [])
-    return value
 
 
 def _is_wire_type(tp: Any) -> bool:
@@ -132,44 +102,6 @@ def _is_wire_type(tp: Any) -> bool:
     from ._messages import MESSAGE_TYPES
 
     return tp in CONTENT_BLOCK_TYPES or tp in MESSAGE_TYPES
-
-
-def _check_message_depth(message: object, depth: int, where: list[str | int]) -> None:
-    """Refuse JSON values that take the document past :data:`MAX_DEPTH`.
-
-    ``depth`` is the nesting level of the message object itself (1 for a
-    lone message). Only tool-call arguments and provider items can nest
-    freely; everything else has a fixed shape.
-    """
-    kind = type(message)
-    if kind is AssistantMessage:
-        for index, call in enumerate(message.tool_calls):  # type: ignore[attr-defined]
-            _check_call_depth(call, depth + _CALLS_BELOW_MESSAGE, [*where, "tool_calls", index])
-    elif kind is ProviderOutputItemsMessage:
-        room = MAX_DEPTH - depth - _ITEMS_BELOW_MESSAGE
-        for index, item in enumerate(message.items):  # type: ignore[attr-defined]
-            if type(item) in _CONTAINERS:
-                _check_room(item, room, [*where, "items", index])
-
-
-def _check_call_depth(call: ToolCall, depth: int, where: list[str | int]) -> None:
-    room = MAX_DEPTH - depth - _ARGS_BELOW_CALL
-    for key, value in call.arguments.items():
-        if type(value) in _CONTAINERS:
-            _check_room(value, room, [*where, "arguments", key])
-
-
-_CONTAINERS: Final = (dict, list)
-
-
-def _check_room(value: Any, room: int, where: list[str | int]) -> None:
-    """Raise if the container ``value`` needs more than ``room`` levels."""
-    if room <= 0:
-        raise WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", format_path(where))
-    children = value.items() if type(value) is dict else enumerate(value)
-    for key, child in children:
-        if type(child) in _CONTAINERS:
-            _check_room(child, room - 1, [*where, key])
 
 
 # msgspec phrases its errors as "<what> - at `<path>`".
@@ -276,19 +208,12 @@ def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes | None:
 def encode(value: Encodable) -> bytes:
     """Encode a value, or a list of messages, to the reference's bytes.
 
-    Raises :class:`WireError` rather than write a document the reference
-    could not read back: a JSON value that is not finite, not JSON-typed or
-    nested past :data:`MAX_DEPTH`, or text that is not valid Unicode.
-    Numbers with a fixed range (``max_frames``, ``fps``…) are checked when
-    the value is built.
+    Encoding adds no checks of its own: every field with a fixed range
+    (``max_frames``, ``fps``, the JSON in arguments and items) was checked
+    when the value was built or decoded. The one thing left to fail here is
+    text that UTF-8 cannot carry (a lone surrogate), which raises
+    :class:`WireError` naming its path.
     """
-    if type(value) is list:
-        for index, message in enumerate(value):
-            _check_message_values(message, 2, [index])
-    elif type(value) is ToolCall:
-        _check_call_values(value, 1, [])
-    else:
-        _check_message_values(value, 1, [])
     try:
         return _ENCODER.encode(value)
     except UnicodeEncodeError:
@@ -297,59 +222,6 @@ def encode(value: Encodable) -> bytes:
         ) from None
     except (TypeError, ValueError, OverflowError) as exc:
         raise WireError(f"cannot encode: {exc}", "$") from None
-
-
-def _check_message_values(message: object, depth: int, where: list[str | int]) -> None:
-    kind = type(message)
-    if kind is AssistantMessage:
-        for index, call in enumerate(message.tool_calls):  # type: ignore[attr-defined]
-            _check_call_values(call, depth + _CALLS_BELOW_MESSAGE, [*where, "tool_calls", index])
-    elif kind is ProviderOutputItemsMessage:
-        room = MAX_DEPTH - depth - _ITEMS_BELOW_MESSAGE
-        for index, item in enumerate(message.items):  # type: ignore[attr-defined]
-            if type(item) not in _PLAIN_SCALARS:
-                _check_json(item, room, [*where, "items", index])
-
-
-def _check_call_values(call: ToolCall, depth: int, where: list[str | int]) -> None:
-    if type(call.arguments) is not dict:
-        raise WireError("expected a JSON object", format_path([*where, "arguments"]))
-    room = MAX_DEPTH - depth - _ARGS_BELOW_CALL
-    for key, value in call.arguments.items():
-        if type(key) is not str:
-            raise WireError(
-                f"expected a string key, got {key!r}", format_path([*where, "arguments"])
-            )
-        if type(value) not in _PLAIN_SCALARS:
-            _check_json(value, room, [*where, "arguments", key])
-
-
-# Scalars that always encode and read back equal. Floats and anything else go
-# through _check_json.
-_PLAIN_SCALARS: Final = (str, int, bool, type(None))
-
-
-def _check_json(value: Any, room: int, where: list[str | int]) -> None:
-    kind = type(value)
-    if kind is float:
-        if not math.isfinite(value):
-            raise WireError(f"expected a finite number, got {value!r}", format_path(where))
-        return
-    if kind in _PLAIN_SCALARS:
-        return
-    if kind is dict:
-        children: Any = value.items()
-    elif kind is list:
-        children = enumerate(value)
-    else:
-        raise WireError(f"expected a JSON value, got {kind.__name__}", format_path(where))
-    if room <= 0:
-        raise WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", format_path(where))
-    for key, child in children:
-        if kind is dict and type(key) is not str:
-            raise WireError(f"expected a string key, got {key!r}", format_path(where))
-        if type(child) not in _PLAIN_SCALARS:
-            _check_json(child, room - 1, [*where, key])
 
 
 def _find_surrogate(value: Any) -> str:
