@@ -66,7 +66,7 @@ def test_payload_cannot_close_the_fence(payload: str) -> None:
 def test_text_without_a_tag_is_wrapped_unchanged(payload: str) -> None:
     out = ct.fence_external(payload)
     if not closing_tags(payload):
-        label, opening, rest = out.split("\n", 2)
+        _, opening, rest = out.split("\n", 2)
         assert opening == ct.EXTERNAL_OPEN
         assert rest == payload + "\n" + ct.EXTERNAL_CLOSE
 

@@ -1,10 +1,11 @@
-"""Find the JSON path at a byte offset, for error messages only.
+"""Walk raw JSON bytes for what msgspec does not report.
 
-msgspec reports a syntax error as a byte offset and gives up on very deep
-nesting without a position. This module walks the raw document far enough
-to name the place as a JSON path. It runs only after a decode has already
-failed, so it favours being simple and exact over being fast; strings are
-skipped with ``bytes.find``, so even a large document is walked quickly.
+msgspec reports a syntax error as a byte offset, gives up on very deep
+nesting without a position, and lets a repeated key's last value win. This
+module walks the document itself to name a place as a JSON path, and to find
+repeated keys when a caller asks for that. It runs after a decode failed, or
+on request, so it favours being simple and exact over being fast; strings
+are skipped with ``bytes.find``.
 """
 
 from __future__ import annotations
@@ -57,21 +58,26 @@ def _key_text(raw: bytes) -> str:
     return key if isinstance(key, str) else str(key)
 
 
-def _walk(data: bytes, stop_offset: int, depth_limit: int) -> tuple[int, list[str | int]]:
-    """Walk until ``stop_offset`` or until nesting passes ``depth_limit``.
+def _walk(
+    data: bytes, stop_offset: int, depth_limit: int, stop_on_repeat: bool = False
+) -> tuple[int, list[str | int]]:
+    """Walk until ``stop_offset``, until nesting passes ``depth_limit``, or
+    (with ``stop_on_repeat``) until an object repeats a key.
 
     Returns the offset where the walk stopped and the path there. The path of
     a position inside an object names the key whose value is being read.
     """
-    # Each frame is [is_object, key_or_index, expecting_key].
+    # Each frame is [is_object, key_or_index, between_values, keys_seen].
     stack: list[list[object]] = []
     pos = 0
     end = min(len(data), stop_offset)
 
     def path() -> list[str | int]:
         parts: list[str | int] = []
-        for is_obj, where, expecting_key in stack:
-            if is_obj and (where is None or expecting_key):
+        for _, where, between, _ in stack:
+            # ``between``: an object awaits its next key, or an array has
+            # finished an element and awaits a comma; neither is inside a value.
+            if between or where is None:
                 continue
             parts.append(where)  # type: ignore[arg-type]
         return parts
@@ -84,13 +90,15 @@ def _walk(data: bytes, stop_offset: int, depth_limit: int) -> tuple[int, list[st
             if len(stack) >= depth_limit:
                 return pos, path()
             if ch == 0x7B:
-                stack.append([True, None, True])
+                stack.append([True, None, True, set()])
             else:
-                stack.append([False, 0, False])
+                stack.append([False, 0, False, None])
             pos += 1
         elif ch in b"]}":
             if stack:
                 stack.pop()
+            if stack:
+                stack[-1][2] = True
             pos += 1
         elif ch == 0x2C:  # ,
             if stack:
@@ -99,6 +107,7 @@ def _walk(data: bytes, stop_offset: int, depth_limit: int) -> tuple[int, list[st
                     frame[2] = True
                 else:
                     frame[1] = int(frame[1]) + 1  # type: ignore[call-overload]
+                    frame[2] = False
             pos += 1
         elif ch == 0x3A:  # :
             if stack:
@@ -107,7 +116,15 @@ def _walk(data: bytes, stop_offset: int, depth_limit: int) -> tuple[int, list[st
         elif ch == 0x22:  # "
             close = _string_end(data, pos)
             if stack and stack[-1][0] and stack[-1][2]:
-                stack[-1][1] = _key_text(data[pos:close])
+                frame = stack[-1]
+                key = _key_text(data[pos:close])
+                frame[1] = key
+                frame[2] = False  # the key is read; what follows is its value
+                if stop_on_repeat:
+                    seen: set[str] = frame[3]  # type: ignore[assignment]
+                    if key in seen:
+                        return pos, path()
+                    seen.add(key)
             pos = close
         else:
             found = _SCALAR_END.search(data, pos)
@@ -125,6 +142,14 @@ def path_at(data: bytes, offset: int) -> str:
 def find_excess_depth(data: bytes, limit: int) -> tuple[int, str] | None:
     """Where nesting first goes past ``limit`` levels, or ``None``."""
     pos, parts = _walk(data, len(data), limit)
+    if pos >= len(data):
+        return None
+    return pos, format_path(parts)
+
+
+def find_repeated_key(data: bytes) -> tuple[int, str] | None:
+    """The first key an object repeats, as (offset, path of the key), or ``None``."""
+    pos, parts = _walk(data, len(data), 1 << 30, stop_on_repeat=True)
     if pos >= len(data):
         return None
     return pos, format_path(parts)

@@ -21,7 +21,7 @@ import msgspec
 from ._content import U32_MAX, ContentBlock
 from ._errors import WireError
 from ._jsonvalue import MAX_DEPTH
-from ._locate import find_excess_depth, format_path, path_at
+from ._locate import find_excess_depth, find_repeated_key, format_path, path_at
 from ._messages import (
     Message,
     ThinkingBlock,
@@ -58,33 +58,48 @@ _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
 # ---------------------------------------------------------------- decoding
 
 
-def decode_messages(data: bytes | bytearray | memoryview | str) -> list[Message]:
-    """Decode a transcript: a JSON array of messages."""
+Data = Union[bytes, bytearray, memoryview, str]
+
+
+def decode_messages(data: Data, *, reject_repeated_keys: bool = False) -> list[Message]:
+    """Decode a transcript: a JSON array of messages.
+
+    A key repeated within one object is read as its last value, as most
+    JSON readers do. The reference refuses such a document instead; pass
+    ``reject_repeated_keys=True`` to refuse it too (at about three times the
+    cost of the decode). See SECURITY.md for when that matters.
+    """
     try:
-        return _TRANSCRIPT_DECODER.decode(data)
+        messages: list[Message] = _TRANSCRIPT_DECODER.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
+    if reject_repeated_keys:
+        _refuse_repeated_keys(data)
+    return messages
 
 
-def decode_message(data: bytes | bytearray | memoryview | str) -> Message:
-    """Decode one message."""
+def decode_message(data: Data, *, reject_repeated_keys: bool = False) -> Message:
+    """Decode one message; ``reject_repeated_keys`` as for :func:`decode_messages`."""
     try:
         message: Message = _MESSAGE_DECODER.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
+    if reject_repeated_keys:
+        _refuse_repeated_keys(data)
     return message
 
 
 @overload
-def decode(data: bytes | bytearray | memoryview | str, type: type[T]) -> T: ...
+def decode(data: Data, type: type[T], *, reject_repeated_keys: bool = False) -> T: ...
 @overload
-def decode(data: bytes | bytearray | memoryview | str, type: Any) -> Any: ...
-def decode(data: bytes | bytearray | memoryview | str, type: Any) -> Any:
+def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any: ...
+def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any:
     """Decode ``data`` as ``type``.
 
     ``type`` is one of the value types, a union alias such as
     ``ContentBlock`` or ``Message``, or ``list[Message]``. Decoders for
     types not built at import are built on first use and kept.
+    ``reject_repeated_keys`` as for :func:`decode_messages`.
     """
     decoder = _DECODERS.get(type)
     if decoder is None:
@@ -92,9 +107,20 @@ def decode(data: bytes | bytearray | memoryview | str, type: Any) -> Any:
             raise TypeError(f"convtypes cannot decode {type!r}")
         decoder = _DECODERS.setdefault(type, msgspec.json.Decoder(type))
     try:
-        return decoder.decode(data)
+        value = decoder.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
+    if reject_repeated_keys:
+        _refuse_repeated_keys(data)
+    return value
+
+
+def _refuse_repeated_keys(data: Data) -> None:
+    raw = _as_bytes(data)
+    found = find_repeated_key(raw) if raw is not None else None
+    if found is not None:
+        offset, path = found
+        raise WireError(f"expected each key once per object, found it again (byte {offset})", path)
 
 
 def _is_wire_type(tp: Any) -> bool:
@@ -106,6 +132,11 @@ def _is_wire_type(tp: Any) -> bool:
 
 # msgspec phrases its errors as "<what> - at `<path>`".
 _MSGSPEC_ERROR = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
+# A \\uD800-\\uDBFF escape not followed by a low half, or a lone low half.
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 _BYTE_OFFSET = re.compile(r"\s*\(byte (\d+)\)$")
 _OWN_PATH = re.compile(r"^(?P<what>.*) at \$(?P<rest>.*)$", re.DOTALL)
 _U32_FIELDS: Final = (".max_frames", ".sample_rate")
@@ -159,11 +190,29 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
         what = what[: offset_match.start()]
     else:
         offset = len(raw) if raw is not None else 0
-    if what == "Input data was truncated":
+    if raw is not None and raw.startswith(b"\xef\xbb\xbf"):
+        return WireError("expected JSON, found a UTF-8 byte-order mark (byte 0)", "$")
+    lone = _LONE_SURROGATE.search(raw) if raw is not None else None
+    surrogate_errors = (
+        "Input data was truncated",
+        "JSON is malformed: invalid utf-16 surrogate pair",
+    )
+    if lone and what in surrogate_errors:
+        offset = lone.start()
+        what = "expected a valid string, found a lone surrogate escape"
+    elif what == "Invalid UTF-8 encoded string" and raw is not None:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            offset = bad.start
+        what = "expected UTF-8 text, found an invalid byte"
+    elif what == "Input data was truncated":
         what = "expected more JSON: the document ends early"
     else:
         what = "malformed JSON: " + what.removeprefix("JSON is malformed: ")
-    path = path_at(raw, offset) if raw is not None else "$"
+    # Trailing data follows a complete document: it belongs to no path inside.
+    inside = raw is not None and "trailing characters" not in what
+    path = path_at(raw, offset) if inside and raw is not None else "$"
     return WireError(f"{what} (byte {offset})", path)
 
 
