@@ -152,7 +152,8 @@ def test_bad_document_names_what_and_where(tp: Any, doc: bytes, path: str, words
     err = info.value
     assert err.path == path
     assert words in err.reason
-    assert str(err) == f"{err.reason} at {err.path}"
+    where = f" (byte {err.offset})" if err.offset is not None else ""
+    assert str(err) == f"{err.reason} at {err.path}{where}"
     assert isinstance(err, ValueError)
 
 

@@ -15,18 +15,24 @@ class WireError(ValueError):
 
     ``reason`` says what was expected, ``path`` is a JSON path into the
     document (``$`` is the root, ``$[3].content[0].type`` a nested field), and
-    ``str(err)`` joins the two as ``"<reason> at <path>"``. It subclasses
-    ``ValueError`` so that code which already catches bad input keeps working.
+    ``offset`` is the byte offset in the document where the reader stopped,
+    when it is known (syntax errors), else ``None``. ``str(err)`` reads
+    ``"<reason> at <path>"``, followed by ``" (byte <offset>)"`` when known.
+    It subclasses ``ValueError`` so that code which already catches bad input
+    keeps working.
     """
 
     reason: str
     path: str
+    offset: int | None
 
-    def __init__(self, reason: str, path: str = "$") -> None:
+    def __init__(self, reason: str, path: str = "$", offset: int | None = None) -> None:
         self.reason = reason
         self.path = path
-        super().__init__(f"{reason} at {path}")
+        self.offset = offset
+        where = f" (byte {offset})" if offset is not None else ""
+        super().__init__(f"{reason} at {path}{where}")
 
-    def __reduce__(self) -> tuple[type[WireError], tuple[str, str]]:
-        # Keep both attributes when the error crosses a process boundary.
-        return (type(self), (self.reason, self.path))
+    def __reduce__(self) -> tuple[type[WireError], tuple[str, str, int | None]]:
+        # Keep every attribute when the error crosses a process boundary.
+        return (type(self), (self.reason, self.path, self.offset))

@@ -59,11 +59,16 @@ def _key_text(raw: bytes) -> str:
 
 
 def _walk(
-    data: bytes, stop_offset: int, depth_limit: int, stop_on_repeat: bool = False
+    data: bytes,
+    stop_offset: int,
+    depth_limit: int,
+    stop_on_repeat: bool = False,
+    target: str | None = None,
 ) -> tuple[int, list[str | int]]:
     """Walk until ``stop_offset``, until nesting passes ``depth_limit``, or
     (with ``stop_on_repeat``) until an object repeats a key.
 
+    With ``target``, also stop where the value at that JSON path starts.
     Returns the offset where the walk stopped and the path there. The path of
     a position inside an object names the key whose value is being read.
     """
@@ -86,7 +91,11 @@ def _walk(
         ch = data[pos]
         if ch in _SPACE:
             pos += 1
-        elif ch in b"[{":
+            continue
+        if target is not None and ch not in b",:]}" and format_path(path()) == target:
+            if not (stack and stack[-1][0] and stack[-1][2]):  # not a key
+                return pos, path()
+        if ch in b"[{":
             if len(stack) >= depth_limit:
                 return pos, path()
             if ch == 0x7B:
@@ -153,3 +162,12 @@ def find_repeated_key(data: bytes) -> tuple[int, str] | None:
     if pos >= len(data):
         return None
     return pos, format_path(parts)
+
+
+def offset_of(data: bytes, path: str) -> int | None:
+    """The byte offset where the value at JSON ``path`` starts, if it exists."""
+    if path == "$":
+        stripped = len(data) - len(data.lstrip())
+        return stripped if stripped < len(data) else None
+    pos, parts = _walk(data, len(data), 1 << 30, target=path)
+    return pos if pos < len(data) and format_path(parts) == path else None

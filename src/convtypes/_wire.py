@@ -120,7 +120,7 @@ def _refuse_repeated_keys(data: Data) -> None:
     found = find_repeated_key(raw) if raw is not None else None
     if found is not None:
         offset, path = found
-        raise WireError(f"expected each key once per object, found it again (byte {offset})", path)
+        raise WireError("expected each key once per object, found it again", path, offset)
 
 
 def _is_wire_type(tp: Any) -> bool:
@@ -170,8 +170,9 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
     if isinstance(exc, RecursionError):
         raw = _as_bytes(data)
         found = find_excess_depth(raw, MAX_DEPTH) if raw is not None else None
-        path = found[1] if found else "$"
-        return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", path)
+        if found is None:
+            return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", "$")
+        return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", found[1], found[0])
     if isinstance(exc, UnicodeError):
         return WireError("expected text encodable as UTF-8 (a lone surrogate?)", "$")
     if not isinstance(exc, (msgspec.ValidationError, msgspec.DecodeError)):
@@ -191,7 +192,7 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
     else:
         offset = len(raw) if raw is not None else 0
     if raw is not None and raw.startswith(b"\xef\xbb\xbf"):
-        return WireError("expected JSON, found a UTF-8 byte-order mark (byte 0)", "$")
+        return WireError("expected JSON, found a UTF-8 byte-order mark", "$", 0)
     lone = _LONE_SURROGATE.search(raw) if raw is not None else None
     surrogate_errors = (
         "Input data was truncated",
@@ -213,7 +214,7 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
     # Trailing data follows a complete document: it belongs to no path inside.
     inside = raw is not None and "trailing characters" not in what
     path = path_at(raw, offset) if inside and raw is not None else "$"
-    return WireError(f"{what} (byte {offset})", path)
+    return WireError(what, path, offset)
 
 
 def _explain_validation(what: str, path: str) -> tuple[str, str]:
