@@ -14,7 +14,7 @@ import re
 
 __all__ = ["find_excess_depth", "format_path", "path_at"]
 
-_SCALAR_END = re.compile(rb"[,\]}\s]")
+_SCALAR_END = re.compile(rb"[,\]}\x20\t\r\n\[{\":]")
 _SPACE = b" \t\r\n"
 
 
@@ -136,7 +136,9 @@ def _walk(
                     seen.add(key)
             pos = close
         else:
-            found = _SCALAR_END.search(data, pos)
+            # A number, a literal or a stray byte: skip to what can follow it,
+            # always moving forward, so no input can stall the walk.
+            found = _SCALAR_END.search(data, pos + 1)
             pos = found.start() if found else len(data)
             if pos == end:
                 break

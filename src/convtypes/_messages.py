@@ -7,10 +7,9 @@ handles every role.
 
 from __future__ import annotations
 
-from typing import Any, Final, Union, get_args
+from typing import Final, Union, get_args
 
-from msgspec import Struct
-from msgspec.structs import force_setattr
+from msgspec import Struct, field
 
 from ._content import ContentBlock
 from ._jsonvalue import ARGUMENTS_DEPTH, ITEMS_DEPTH, JsonValue, check_json
@@ -30,21 +29,18 @@ __all__ = [
 ]
 
 
-# A field that the reference always writes, even at its default, cannot use a
-# plain default under omit_defaults: msgspec would drop it. These fill-in
-# markers are defaults that no real value is identical to; __post_init__
-# swaps them for the real empty value, so an instance never holds one and the
-# field is always written, whether the value was decoded or built in Python.
-class _FillInStr(str):
-    __slots__ = ()
+# A field the reference always writes, even when empty, cannot have a plain
+# default under omit_defaults: msgspec would leave it out. msgspec treats a
+# value as the default only when it is the default object itself or, for the
+# builtin collection factories, an empty collection; a default made by a
+# factory of our own is never matched, so the field is always written, and a
+# missing field still reads as empty. The golden tests pin this behaviour.
+def _empty_text() -> str:
+    return ""
 
 
-class _FillInTuple(tuple[Any, ...]):
-    __slots__ = ()
-
-
-_EMPTY_STR: Final[Any] = _FillInStr()
-_EMPTY_TUPLE: Final[Any] = _FillInTuple()
+def _no_tool_calls() -> tuple[ToolCall, ...]:
+    return ()
 
 
 class ToolCall(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
@@ -74,13 +70,9 @@ class ThinkingBlock(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=T
     Providers refuse a replayed block that was altered in any way.
     """
 
-    text: str = _EMPTY_STR
+    text: str = field(default_factory=_empty_text)
     signature: str | None = None
     redacted_data: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.text is _EMPTY_STR:
-            force_setattr(self, "text", "")
 
 
 # Every message shares these options: frozen for immutable values, kw_only so
@@ -119,15 +111,9 @@ class AssistantMessage(_Message, frozen=True, tag="assistant"):
     field existed.
     """
 
-    content: str = _EMPTY_STR
-    tool_calls: tuple[ToolCall, ...] = _EMPTY_TUPLE
+    content: str = field(default_factory=_empty_text)
+    tool_calls: tuple[ToolCall, ...] = field(default_factory=_no_tool_calls)
     thinking: tuple[ThinkingBlock, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.content is _EMPTY_STR:
-            force_setattr(self, "content", "")
-        if self.tool_calls is _EMPTY_TUPLE:
-            force_setattr(self, "tool_calls", ())
 
 
 class ToolResultMessage(_Message, frozen=True, tag="tool_result"):

@@ -1,0 +1,371 @@
+"""The ``convtypes`` command: check stored transcripts, print the schema, fence text.
+
+``check`` answers the question an operator has before an upgrade: will every
+stored transcript still load, and would a re-save change any byte? It
+streams, so a multi-gigabyte oplog is checked in memory bounded by its
+longest line. Nothing here needs more than the runtime dependency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from ._errors import WireError
+from ._locate import find_repeated_key, format_path, offset_of
+from ._messages import Message
+from ._provenance import fence_external
+from ._wire import decode_message, decode_messages, encode
+
+__all__ = ["main"]
+
+_SUFFIXES = (".json", ".jsonl")
+# Every field name a message, block, call or thinking block can carry: a key
+# outside this set at a struct's position is unknown to this version.
+_KNOWN_FIELDS = frozenset(
+    {"role", "type", "content", "tool_calls", "thinking", "tool_use_id", "provenance"}
+    | {"protocol", "items", "text", "data", "media_type", "url", "detail", "path", "fps"}
+    | {"max_frames", "sample_rate", "id", "name", "arguments", "signature", "redacted_data"}
+)
+# Fields whose values are free-form JSON: compared as values, never walked.
+_FREE_FORM = frozenset({"arguments", "items"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing ``check`` reports about one document."""
+
+    file: str
+    line: int
+    column: int
+    path: str
+    kind: str  # "error", "canonical", "unknown-field" or "repeated-key"
+    message: str
+
+    def text(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.path}: {self.message}"
+
+    def json(self) -> str:
+        return json.dumps(
+            {
+                "file": self.file,
+                "line": self.line,
+                "column": self.column,
+                "path": self.path,
+                "kind": self.kind,
+                "message": self.message,
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass
+class Totals:
+    files: int = 0
+    documents: int = 0
+    messages: int = 0
+    errors: int = 0
+    changes: int = 0
+    strict: int = 0
+
+    def line(self) -> str:
+        return (
+            f"{self.files} files, {self.documents} documents, {self.messages} messages, "
+            f"{self.errors} errors, {self.changes} would change on re-save, "
+            f"{self.strict} strict findings"
+        )
+
+
+@dataclass(frozen=True)
+class Document:
+    """One JSON document inside a file: its bytes and where it starts."""
+
+    data: bytes
+    line: int  # 1-based line of the document's first byte
+    transcript: bool  # a JSON array of messages, or one message
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _files(paths: list[str]) -> Iterator[str]:
+    for name in paths:
+        if name == "-":
+            yield name
+        elif os.path.isdir(name):
+            for root, dirs, files in os.walk(name):
+                dirs.sort()
+                for file in sorted(files):
+                    if file.endswith(_SUFFIXES):
+                        yield os.path.join(root, file)
+        else:
+            yield name
+
+
+def _documents(name: str, stream: IO[bytes]) -> Iterator[Document]:
+    """Yield each document of a file, reading no more than one at a time."""
+    if name.endswith(".jsonl"):
+        for number, line in enumerate(stream, 1):
+            body = line.rstrip(b"\r\n")
+            if body.strip():
+                yield Document(body, number, transcript=False)
+        return
+    # A .json file (or stdin) holds one document: a message or a transcript.
+    data = stream.read()
+    body = data[:-1] if data.endswith(b"\n") else data
+    yield Document(body, 1, transcript=body.lstrip()[:1] == b"[")
+
+
+# ------------------------------------------------------------------ checking
+
+
+def _position(doc: Document, offset: int | None) -> tuple[int, int]:
+    """Line and column (1-based, in bytes) of ``offset`` within the file."""
+    if offset is None:
+        return doc.line, 1
+    offset = max(0, min(offset, len(doc.data)))
+    before = doc.data[:offset]
+    newlines = before.count(b"\n")
+    column = offset - (before.rfind(b"\n") + 1) + 1
+    return doc.line + newlines, column
+
+
+def _differences(old: Any, new: Any, where: list[str | int]) -> Iterator[tuple[str, str, str]]:
+    """Yield (path, kind, message) for each way ``new`` differs from ``old``.
+
+    Both are generic JSON (msgspec with no type). Free-form fields are
+    compared as values; everything else is walked as a struct would be.
+    """
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in old:
+            if key not in new:
+                if key in _KNOWN_FIELDS:
+                    yield (
+                        format_path([*where, key]),
+                        "canonical",
+                        f"'{key}' holds its default and would be left out",
+                    )
+                else:
+                    yield (
+                        format_path([*where, key]),
+                        "unknown-field",
+                        f"unknown field '{key}' would be dropped",
+                    )
+        for key in new:
+            if key not in old:
+                yield (
+                    format_path([*where, key]),
+                    "canonical",
+                    f"'{key}' would be written out with its default {json.dumps(new[key])}",
+                )
+        common_old = [k for k in old if k in new]
+        common_new = [k for k in new if k in old]
+        if common_old != common_new:
+            yield format_path(where), "canonical", "fields would be written in the reference's order"
+        for key in common_new:
+            if key in _FREE_FORM:
+                if old[key] != new[key] or repr(old[key]) != repr(new[key]):
+                    yield format_path([*where, key]), "canonical", "value would be rewritten"
+            else:
+                yield from _differences(old[key], new[key], [*where, key])
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for index, (a, b) in enumerate(zip(old, new)):
+            yield from _differences(a, b, [*where, index])
+    elif type(old) is not type(new) or old != new:
+        yield (
+            format_path(where),
+            "canonical",
+            f"value would change from {json.dumps(old)} to {json.dumps(new)}",
+        )
+
+
+def _check_document(
+    name: str, doc: Document, canonical: bool, strict: bool, totals: Totals
+) -> list[Finding]:
+    totals.documents += 1
+    try:
+        value: list[Message] | Message = (
+            decode_messages(doc.data) if doc.transcript else decode_message(doc.data)
+        )
+    except WireError as err:
+        totals.errors += 1
+        offset = err.offset if err.offset is not None else offset_of(doc.data, err.path)
+        line, column = _position(doc, offset)
+        return [Finding(name, line, column, err.path, "error", err.reason)]
+    totals.messages += len(value) if isinstance(value, list) else 1
+    findings: list[Finding] = []
+    if strict:
+        repeated = find_repeated_key(doc.data)
+        if repeated is not None:
+            line, column = _position(doc, repeated[0])
+            findings.append(
+                Finding(name, line, column, repeated[1], "repeated-key", "key is repeated")
+            )
+    if canonical or strict:
+        written = encode(value)
+        if written != doc.data:
+            found = list(
+                _differences(msgspec.json.decode(doc.data), msgspec.json.decode(written), [])
+            )
+            if not found and canonical:
+                found = [("$", "canonical", "formatting would change (white space or escapes)")]
+            for path, kind, message in found:
+                if kind == "canonical" and not canonical:
+                    continue
+                line, column = _position(doc, offset_of(doc.data, path))
+                findings.append(Finding(name, line, column, path, kind, message))
+    for finding in findings:
+        if finding.kind == "canonical" or (finding.kind == "unknown-field" and not strict):
+            totals.changes += 1
+        else:
+            totals.strict += 1
+    return findings
+
+
+class _Progress:
+    """Bytes done of total on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.enabled = sys.stderr.isatty() and total > 0
+        self.last = time.monotonic()
+
+    def advance(self, size: int) -> None:
+        self.done += size
+        now = time.monotonic()
+        if self.enabled and now - self.last > 0.5:
+            self.last = now
+            percent = 100 * self.done / self.total
+            sys.stderr.write(f"\r{self.done:,} of {self.total:,} bytes ({percent:.0f}%)")
+            sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.enabled and self.done:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def _check(args: argparse.Namespace) -> int:
+    totals = Totals()
+    files = list(_files(args.paths))
+    sizes = {f: os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f)}
+    progress = _Progress(sum(sizes.values()))
+    out = sys.stdout
+    found_any = False
+    for name in files:
+        try:
+            stream: IO[bytes] = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115
+        except OSError as err:
+            print(f"convtypes: cannot read {name}: {err.strerror}", file=sys.stderr)
+            return 2
+        totals.files += 1
+        with stream if name != "-" else contextlib.nullcontext(stream):
+            for doc in _documents(name, stream):
+                for finding in _check_document(name, doc, args.canonical, args.strict, totals):
+                    found_any = True
+                    out.write((finding.json() if args.format == "json" else finding.text()) + "\n")
+                progress.advance(len(doc.data) + 1)
+    progress.finish()
+    summary = sys.stderr if args.format == "json" else out
+    print(totals.line(), file=summary)
+    return 1 if found_any else 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(transcript_schema_text())
+    return 0
+
+
+def transcript_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a transcript, generated from the types."""
+    schema = msgspec.json.schema(list[Message])
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "convtypes transcript",
+        "description": "A JSON array of messages, in the reference's wire form.",
+        **schema,
+    }
+
+
+def transcript_schema_text() -> str:
+    return json.dumps(transcript_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _fence(args: argparse.Namespace) -> int:
+    try:
+        if args.file in (None, "-"):
+            raw = sys.stdin.buffer.read()
+        else:
+            raw = Path(args.file).read_bytes()
+        text = raw.decode("utf-8")
+    except OSError as err:
+        print(f"convtypes: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as err:
+        print(f"convtypes: {args.file or 'stdin'} is not UTF-8 (byte {err.start})", file=sys.stderr)
+        return 2
+    sys.stdout.buffer.write(fence_external(text).encode("utf-8"))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="convtypes", description="Check, describe and fence convtypes transcripts."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser(
+        "check",
+        help="report documents that do not load (or would change on re-save)",
+        description=(
+            "Read .json files (one message or a JSON array of messages) and .jsonl files "
+            "(one message per line); walk directories; '-' is standard input. "
+            "Exit 0 when clean, 1 when anything was reported, 2 on a usage error."
+        ),
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument(
+        "--canonical",
+        action="store_true",
+        help="also report documents a re-save would change, and what would change",
+    )
+    check.add_argument(
+        "--strict", action="store_true", help="also report unknown fields and repeated keys"
+    )
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.set_defaults(run=_check)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of a transcript")
+    schema.set_defaults(run=_schema)
+
+    fence = commands.add_parser("fence", help="wrap a file or standard input as external content")
+    fence.add_argument("file", nargs="?", metavar="FILE")
+    fence.set_defaults(run=_fence)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return its exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except BrokenPipeError:
+        # The reader went away (``| head``); that is not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
