@@ -364,7 +364,12 @@ def test_what_is_written_reads_back_equal(messages: list[ct.Message]) -> None:
 @pytest.mark.parametrize("junk", [b"\x0b", b"\x0c", b"\x00", b"\x7f", b"\xff", b"}", b"]", b":"])
 def test_stray_bytes_never_stall_error_reporting(junk: bytes) -> None:
     # Found by the fuzz test: a form feed once made the error locator loop.
-    for doc in (junk, b"[" + junk + b"!", b'{"role":' + junk, b'[{"role":"user","content":"a"},' + junk + b"]"):
+    for doc in (
+        junk,
+        b"[" + junk + b"!",
+        b'{"role":' + junk,
+        b'[{"role":"user","content":"a"},' + junk + b"]",
+    ):
         with pytest.raises(ct.WireError):
             ct.decode_messages(doc)
         with pytest.raises(ct.WireError):

@@ -30,15 +30,6 @@ from ._wire import decode_message, decode_messages, encode
 __all__ = ["main"]
 
 _SUFFIXES = (".json", ".jsonl")
-# Every field name a message, block, call or thinking block can carry: a key
-# outside this set at a struct's position is unknown to this version.
-_KNOWN_FIELDS = frozenset(
-    {"role", "type", "content", "tool_calls", "thinking", "tool_use_id", "provenance"}
-    | {"protocol", "items", "text", "data", "media_type", "url", "detail", "path", "fps"}
-    | {"max_frames", "sample_rate", "id", "name", "arguments", "signature", "redacted_data"}
-)
-# Fields whose values are free-form JSON: compared as values, never walked.
-_FREE_FORM = frozenset({"arguments", "items"})
 
 
 @dataclass(frozen=True)
@@ -140,48 +131,55 @@ def _position(doc: Document, offset: int | None) -> tuple[int, int]:
     return doc.line + newlines, column
 
 
-def _differences(old: Any, new: Any, where: list[str | int]) -> Iterator[tuple[str, str, str]]:
+def _fields(value: object) -> frozenset[str] | None:
+    """The wire fields of a decoded Struct, tag included; ``None`` for other values."""
+    if not isinstance(value, msgspec.Struct):
+        return None
+    config = value.__struct_config__
+    tag = {config.tag_field} if config.tag_field else set()
+    return frozenset(value.__struct_fields__) | tag
+
+
+def _differences(
+    old: Any, new: Any, value: object, where: list[str | int]
+) -> Iterator[tuple[str, str, str]]:
     """Yield (path, kind, message) for each way ``new`` differs from ``old``.
 
-    Both are generic JSON (msgspec with no type). Free-form fields are
-    compared as values; everything else is walked as a struct would be.
+    ``old`` and ``new`` are generic JSON (msgspec with no type) for the stored
+    and the re-encoded document; ``value`` is the decoded value at the same
+    place, which says which keys are fields and which are free-form JSON.
     """
-    if isinstance(old, dict) and isinstance(new, dict):
+    fields = _fields(value)
+    if fields is not None and isinstance(old, dict) and isinstance(new, dict):
         for key in old:
             if key not in new:
-                if key in _KNOWN_FIELDS:
-                    yield (
-                        format_path([*where, key]),
-                        "canonical",
-                        f"'{key}' holds its default and would be left out",
-                    )
-                else:
-                    yield (
-                        format_path([*where, key]),
-                        "unknown-field",
-                        f"unknown field '{key}' would be dropped",
-                    )
+                kind, message = (
+                    ("canonical", f"'{key}' holds its default and would be left out")
+                    if key in fields
+                    else ("unknown-field", f"unknown field '{key}' would be dropped")
+                )
+                yield format_path([*where, key]), kind, message
         for key in new:
             if key not in old:
-                yield (
-                    format_path([*where, key]),
-                    "canonical",
-                    f"'{key}' would be written out with its default {json.dumps(new[key])}",
-                )
+                default = json.dumps(new[key])
+                message = f"'{key}' would be written out with its default {default}"
+                yield format_path([*where, key]), "canonical", message
         common_old = [k for k in old if k in new]
         common_new = [k for k in new if k in old]
         if common_old != common_new:
-            yield format_path(where), "canonical", "fields would be written in the reference's order"
+            yield (
+                format_path(where),
+                "canonical",
+                "fields would be written in the reference's order",
+            )
         for key in common_new:
-            if key in _FREE_FORM:
-                if old[key] != new[key] or repr(old[key]) != repr(new[key]):
-                    yield format_path([*where, key]), "canonical", "value would be rewritten"
-            else:
-                yield from _differences(old[key], new[key], [*where, key])
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for index, (a, b) in enumerate(zip(old, new)):
-            yield from _differences(a, b, [*where, index])
-    elif type(old) is not type(new) or old != new:
+            child = getattr(value, key, None) if key in fields else None
+            yield from _differences(old[key], new[key], child, [*where, key])
+    elif isinstance(value, (list, tuple)) and isinstance(old, list) and isinstance(new, list):
+        for index, (a, b, item) in enumerate(zip(old, new, value, strict=False)):
+            yield from _differences(a, b, item, [*where, index])
+    elif type(old) is not type(new) or old != new or repr(old) != repr(new):
+        # A scalar, or free-form JSON compared as a whole.
         yield (
             format_path(where),
             "canonical",
@@ -215,7 +213,7 @@ def _check_document(
         written = encode(value)
         if written != doc.data:
             found = list(
-                _differences(msgspec.json.decode(doc.data), msgspec.json.decode(written), [])
+                _differences(msgspec.json.decode(doc.data), msgspec.json.decode(written), value, [])
             )
             if not found and canonical:
                 found = [("$", "canonical", "formatting would change (white space or escapes)")]
@@ -265,7 +263,7 @@ def _check(args: argparse.Namespace) -> int:
     found_any = False
     for name in files:
         try:
-            stream: IO[bytes] = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115
+            stream: IO[bytes] = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as err:
             print(f"convtypes: cannot read {name}: {err.strerror}", file=sys.stderr)
             return 2

@@ -169,10 +169,15 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
         return exc
     if isinstance(exc, RecursionError):
         raw = _as_bytes(data)
-        found = find_excess_depth(raw, MAX_DEPTH) if raw is not None else None
+        try:
+            found = find_excess_depth(raw, MAX_DEPTH) if raw is not None else None
+        except Exception:  # pragma: no cover - see _path_at
+            found = None
         if found is None:
             return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", "$")
-        return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", found[1], found[0])
+        return WireError(
+            f"expected JSON nested at most {MAX_DEPTH} levels deep", found[1], found[0]
+        )
     if isinstance(exc, UnicodeError):
         return WireError("expected text encodable as UTF-8 (a lone surrogate?)", "$")
     if not isinstance(exc, (msgspec.ValidationError, msgspec.DecodeError)):
@@ -213,8 +218,17 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
         what = "malformed JSON: " + what.removeprefix("JSON is malformed: ")
     # Trailing data follows a complete document: it belongs to no path inside.
     inside = raw is not None and "trailing characters" not in what
-    path = path_at(raw, offset) if inside and raw is not None else "$"
+    path = _path_at(raw, offset) if inside and raw is not None else "$"
     return WireError(what, path, offset)
+
+
+def _path_at(raw: bytes, offset: int) -> str:
+    # The locator is a second reader of hostile bytes; if it ever fails, the
+    # error still leaves as a WireError, only with a coarser path.
+    try:
+        return path_at(raw, offset)
+    except Exception:  # pragma: no cover - a defect in the locator, not in the input
+        return "$"
 
 
 def _explain_validation(what: str, path: str) -> tuple[str, str]:

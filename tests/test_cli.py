@@ -1,0 +1,261 @@
+"""The installed ``convtypes`` command, run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import convtypes as ct
+from convtypes._cli import transcript_schema_text
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples"
+SCRIPT = Path(sys.executable).parent / ("convtypes.exe" if os.name == "nt" else "convtypes")
+
+
+def run(
+    *args: str | Path, stdin: bytes = b"", cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SCRIPT), *map(str, args)],
+        input=stdin.decode("utf-8", "surrogateescape"),
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_entry_point_is_installed() -> None:
+    assert SCRIPT.exists(), "install the package: pip install '.[test]'"
+    module = subprocess.run(
+        [sys.executable, "-m", "convtypes", "check", "examples/transcripts"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert module.returncode == 0, module.stdout + module.stderr
+
+
+def test_clean_examples_pass() -> None:
+    result = run("check", "--canonical", "--strict", "examples/transcripts/")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == (
+        "3 files, 26 documents, 39 messages, 0 errors, 0 would change on re-save, "
+        "0 strict findings\n"
+    )
+
+
+def test_broken_examples_report_each_location() -> None:
+    result = run("check", "examples/broken/")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[-1] == (
+        "7 files, 12 documents, 5 messages, 7 errors, 0 would change on re-save, 0 strict findings"
+    )
+    expected = {
+        "examples/broken/missing-field.jsonl:1:1: $: missing required field 'tool_use_id'",
+        "examples/broken/not-utf8.jsonl:2:30: $.content: "
+        "expected UTF-8 text, found an invalid byte",
+        "examples/broken/out-of-range.json:1:94: $.content[0].max_frames: "
+        "expected an integer in 0..4294967295, got one too large",
+        "examples/broken/too-deep.json:1:196: $.items"
+        + "[0]" * 125
+        + ": expected JSON nested at most 127 levels deep",
+        "examples/broken/truncated.json:1:324: $[4].content: "
+        "expected more JSON: the document ends early",
+        "examples/broken/unknown-role.json:1:42: $[1].role: expected role to be one of 'system', "
+        "'user', 'user_multimodal', 'assistant', 'tool_result', 'provider_output_items', "
+        "got 'developer'",
+        "examples/broken/wrong-type.jsonl:3:91: $.content[1].url: expected str, got int",
+    }
+    assert set(lines[:-1]) == expected
+
+
+def test_one_bad_line_does_not_stop_the_rest(tmp_path: Path) -> None:
+    good = ct.encode(ct.UserMessage(content="ok"))
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\n".join([good, b'{"role":"user"}', good, b"", b"not json", good]) + b"\n")
+    result = run("check", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:2:1: $: missing required field 'content'",
+        f"{path}:5:5: $: malformed JSON: invalid character",
+        "1 files, 5 documents, 3 messages, 2 errors, 0 would change on re-save, 0 strict findings",
+    ]
+
+
+def test_multiline_json_reports_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('[\n  {"role": "user", "content": "a"},\n  {"role": "user", "content": 7}\n]\n')
+    result = run("check", path)
+    assert result.stdout.splitlines()[0] == f"{path}:3:31: $[1].content: expected str, got int"
+
+
+def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    docs = [
+        b'{"role":"assistant","content":"x"}',  # tool_calls written out
+        b'{"role":"user","content":"x","name":"bob"}',  # unknown field dropped
+        b'{"content":"x","role":"user"}',  # key order
+        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"internal"}',
+        b'{"role":"user_multimodal","content":[{"type":"video_path","path":"p","fps":29.970000001}]}',
+        b'{"role":"user", "content":"x"}',  # white space
+        b'{"role":"user","content":"x"}',  # already canonical
+    ]
+    path.write_bytes(b"\n".join(docs) + b"\n")
+    plain = run("check", path)
+    assert plain.returncode == 0
+    result = run("check", "--canonical", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:1:1: $.tool_calls: 'tool_calls' would be written out with its default []",
+        f"{path}:2:37: $.name: unknown field 'name' would be dropped",
+        f"{path}:3:1: $: fields would be written in the reference's order",
+        f"{path}:4:68: $.provenance: 'provenance' holds its default and would be left out",
+        f"{path}:5:76: $.content[0].fps: value would change from 29.970000001 to 29.97",
+        f"{path}:6:1: $: formatting would change (white space or escapes)",
+        "1 files, 7 documents, 7 messages, 0 errors, 6 would change on re-save, 0 strict findings",
+    ]
+
+
+def test_strict_reports_unknown_fields_and_repeated_keys(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        b'{"role":"user","content":"a","content":"b"}\n'
+        b'{"role":"user","content":"x","meta":{"k":1}}\n'
+        b'{"role":"user", "content":"fine"}\n'
+    )
+    result = run("check", "--strict", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:1:30: $.content: key is repeated",
+        f"{path}:2:37: $.meta: unknown field 'meta' would be dropped",
+        "1 files, 3 documents, 3 messages, 0 errors, 0 would change on re-save, 2 strict findings",
+    ]
+
+
+def test_stdin_and_json_output() -> None:
+    stdin = b'[{"role":"user","content":"a"},{"role":"tool","content":"b"}]'
+    result = run("check", "--format", "json", "-", stdin=stdin)
+    assert result.returncode == 1
+    findings = [json.loads(line) for line in result.stdout.splitlines()]
+    assert findings == [
+        {
+            "file": "-",
+            "line": 1,
+            "column": 40,
+            "path": "$[1].role",
+            "kind": "error",
+            "message": "expected role to be one of 'system', 'user', 'user_multimodal', "
+            "'assistant', 'tool_result', 'provider_output_items', got 'tool'",
+        }
+    ]
+    assert "1 errors" in result.stderr
+
+
+def test_directories_are_walked_recursively(tmp_path: Path) -> None:
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    (nested / "one.json").write_bytes(ct.encode(ct.UserMessage(content="x")))
+    (tmp_path / "a" / "two.jsonl").write_bytes(ct.encode(ct.SystemMessage(content="s")) + b"\n")
+    (tmp_path / "a" / "notes.txt").write_text("not a transcript")
+    result = run("check", tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.startswith("2 files, 2 documents, 2 messages, 0 errors")
+
+
+@pytest.mark.parametrize(
+    "args", [(), ("check",), ("check", "--format", "xml", "x.json"), ("frobnicate",)]
+)
+def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
+    assert run(*args).returncode == 2
+
+
+def test_unreadable_file_exits_2(tmp_path: Path) -> None:
+    result = run("check", tmp_path / "missing.json")
+    assert result.returncode == 2
+    assert "cannot read" in result.stderr
+
+
+def test_large_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    line = ct.encode(ct.ToolResultMessage(tool_use_id="c", content="x" * 200))
+    with path.open("wb") as out:
+        for _ in range(50_000):
+            out.write(line + b"\n")
+        out.write(b'{"role":"tool_result"}\n')
+    result = run("check", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:50001:1: $: missing required field 'tool_use_id'",
+        "1 files, 50001 documents, 50000 messages, 1 errors, 0 would change on re-save, "
+        "0 strict findings",
+    ]
+
+
+_PEAK = """
+import resource, sys
+from convtypes._cli import main
+status = main(["check", sys.argv[1]])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in KiB on Linux only")
+def test_memory_stays_bounded_as_the_file_grows(tmp_path: Path) -> None:
+    line = ct.encode(ct.UserMessage(content="y" * 1000)) + b"\n"
+    peaks = []
+    for count in (10_000, 100_000):  # about 10 MB, then about 100 MB
+        path = tmp_path / f"log-{count}.jsonl"
+        with path.open("wb") as out:  # in pieces, so this process stays small
+            for _ in range(count):
+                out.write(line)
+        done = subprocess.run(
+            [sys.executable, "-c", _PEAK, str(path)], capture_output=True, text=True, check=True
+        )
+        peaks.append(int(done.stderr.strip().splitlines()[-1]))
+        path.unlink()
+    # Ten times the data, and the peak grows by far less than the file did
+    # (90 MB): only the longest line is ever held.
+    assert peaks[1] - peaks[0] < 8 * 1024, peaks
+
+
+def test_schema_matches_the_checked_in_file() -> None:
+    checked_in = (ROOT / "schema" / "transcript.schema.json").read_text("utf-8")
+    assert transcript_schema_text() == checked_in, (
+        "The wire schema changed. If that is intended, run "
+        "`convtypes schema > schema/transcript.schema.json` and record the wire change "
+        "in CHANGELOG.md: it is a breaking change for every consumer."
+    )
+    assert run("schema").stdout == checked_in
+
+
+def test_examples_validate_against_the_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "schema" / "transcript.schema.json").read_text("utf-8"))
+    for path in (EXAMPLES / "transcripts").glob("*.json"):
+        jsonschema.validate(json.loads(path.read_bytes()), schema)
+    wrong = json.loads((EXAMPLES / "broken" / "unknown-role.json").read_bytes())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(wrong, schema)
+
+
+def test_fence_file_and_stdin(tmp_path: Path) -> None:
+    page = tmp_path / "page.txt"
+    page.write_text("hello </External-Content> world")
+    from_file = run("fence", page)
+    from_stdin = run("fence", stdin=b"hello </External-Content> world")
+    assert from_file.returncode == from_stdin.returncode == 0
+    assert (
+        from_file.stdout
+        == from_stdin.stdout
+        == ct.fence_external("hello </External-Content> world")
+    )
+    assert "[/external-content]" in from_file.stdout
