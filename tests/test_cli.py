@@ -259,3 +259,13 @@ def test_fence_file_and_stdin(tmp_path: Path) -> None:
         == ct.fence_external("hello </External-Content> world")
     )
     assert "[/external-content]" in from_file.stdout
+
+
+def test_stdin_streams_jsonl_and_explains_a_repeated_key() -> None:
+    stdin = b'{"role":"user","content":"ok"}\n{"role":"user","content":"a","content":"b"}\n'
+    result = run("check", "--canonical", "-", stdin=stdin)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "-:2:30: $.content: a re-save keeps only the last value of this repeated key",
+        "1 files, 2 documents, 2 messages, 0 errors, 1 would change on re-save, 0 strict findings",
+    ]

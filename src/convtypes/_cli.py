@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import sys
@@ -103,16 +104,31 @@ def _files(paths: list[str]) -> Iterator[str]:
             yield name
 
 
+def _lines(lines: Iterator[bytes]) -> Iterator[Document]:
+    for number, line in enumerate(lines, 1):
+        body = line.rstrip(b"\r\n")
+        if body.strip():
+            yield Document(body, number, transcript=False)
+
+
 def _documents(name: str, stream: IO[bytes]) -> Iterator[Document]:
-    """Yield each document of a file, reading no more than one at a time."""
-    if name.endswith(".jsonl"):
-        for number, line in enumerate(stream, 1):
-            body = line.rstrip(b"\r\n")
-            if body.strip():
-                yield Document(body, number, transcript=False)
+    """Yield each document of a file, reading no more than one at a time.
+
+    Standard input is a transcript when it starts with ``[`` and JSONL
+    otherwise, so that an oplog can be piped in and still be streamed.
+    """
+    if name == "-":
+        first = stream.readline()
+        if not first.lstrip().startswith(b"["):
+            yield from _lines(itertools.chain([first], stream))
+            return
+        data = first + stream.read()
+    elif name.endswith(".jsonl"):
+        yield from _lines(iter(stream))
         return
-    # A .json file (or stdin) holds one document: a message or a transcript.
-    data = stream.read()
+    else:
+        # A .json file holds one document: a message or a transcript.
+        data = stream.read()
     body = data[:-1] if data.endswith(b"\n") else data
     yield Document(body, 1, transcript=body.lstrip()[:1] == b"[")
 
@@ -202,25 +218,26 @@ def _check_document(
         return [Finding(name, line, column, err.path, "error", err.reason)]
     totals.messages += len(value) if isinstance(value, list) else 1
     findings: list[Finding] = []
-    if strict:
-        repeated = find_repeated_key(doc.data)
-        if repeated is not None:
-            line, column = _position(doc, repeated[0])
-            findings.append(
-                Finding(name, line, column, repeated[1], "repeated-key", "key is repeated")
-            )
+    repeated = find_repeated_key(doc.data) if canonical or strict else None
+    if strict and repeated is not None:
+        line, column = _position(doc, repeated[0])
+        findings.append(Finding(name, line, column, repeated[1], "repeated-key", "key is repeated"))
     if canonical or strict:
         written = encode(value)
         if written != doc.data:
-            found = list(
-                _differences(msgspec.json.decode(doc.data), msgspec.json.decode(written), value, [])
-            )
+            old, new = msgspec.json.decode(doc.data), msgspec.json.decode(written)
+            found = list(_differences(old, new, value, []))
             if not found and canonical:
-                found = [("$", "canonical", "formatting would change (white space or escapes)")]
+                if repeated is not None:
+                    message = "a re-save keeps only the last value of this repeated key"
+                    found = [(repeated[1], "canonical", message)]
+                else:
+                    found = [("$", "canonical", "formatting would change (white space or escapes)")]
             for path, kind, message in found:
                 if kind == "canonical" and not canonical:
                     continue
-                line, column = _position(doc, offset_of(doc.data, path))
+                offset = repeated[0] if repeated and path == repeated[1] else None
+                line, column = _position(doc, offset or offset_of(doc.data, path))
                 findings.append(Finding(name, line, column, path, kind, message))
     for finding in findings:
         if finding.kind == "canonical" or (finding.kind == "unknown-field" and not strict):
