@@ -18,3 +18,50 @@ def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "<external-content>\nRain, 4 C\n</external-content>" in out
     assert "['web_search']" in out
     assert out.rstrip().endswith("$.content[0].type")
+
+
+def _block_after(text: str, marker: str) -> str:
+    start = text.index(marker)
+    block = text.index("```text\n", start) + len("```text\n")
+    return text[block : text.index("```", block)]
+
+
+def test_readme_shows_what_check_prints_for_the_broken_examples() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = README.read_text("utf-8")
+    shown = _block_after(readme, "convtypes check examples/broken/\n")
+    shown = shown.replace("[0]…[0]", "[0]" * 124)
+    script = Path(sys.executable).parent / "convtypes"
+    result = subprocess.run(
+        [str(script), "check", "examples/broken/"],
+        capture_output=True,
+        text=True,
+        cwd=README.parent,
+        check=False,
+    )
+    assert result.stdout == shown
+
+
+def test_readme_canonical_example_is_true() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = README.read_text("utf-8")
+    block = _block_after(readme, "- `--canonical` also reports")
+    lines = [line.strip() for line in block.strip().splitlines()]
+    command, expected = lines[0].removeprefix("$ "), lines[1:]
+    bin_dir = str(Path(sys.executable).parent)
+    result = subprocess.run(
+        command,
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=README.parent,
+        env={"PATH": bin_dir + ":/usr/bin:/bin"},
+        check=False,
+    )
+    assert result.stdout.splitlines() == expected
