@@ -61,7 +61,11 @@ def memory(peer: str, path: Path) -> dict[str, object]:
     data = path.read_bytes()
     gc.collect()
     tracemalloc.start()
-    value = [decode_one(line) for line in data.splitlines()] if path.suffix == ".jsonl" else decode(data)
+    value = (
+        [decode_one(line) for line in data.splitlines()]
+        if path.suffix == ".jsonl"
+        else decode(data)
+    )
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     count = len(value)  # type: ignore[arg-type]

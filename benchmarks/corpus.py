@@ -66,7 +66,9 @@ def session(rng: random.Random, turns: int) -> list[dict[str, Any]]:
     for turn in range(turns):
         if rng.random() < 0.1:
             blocks: list[dict[str, Any]] = [{"type": "text", "text": _text(rng, 20)}]
-            blocks.append({"type": "image_base64", "data": _b64(rng, 20_000), "media_type": "image/png"})
+            blocks.append(
+                {"type": "image_base64", "data": _b64(rng, 20_000), "media_type": "image/png"}
+            )
             messages.append({"role": "user_multimodal", "content": blocks})
         else:
             messages.append({"role": "user", "content": _text(rng, 40)})
@@ -79,7 +81,9 @@ def session(rng: random.Random, turns: int) -> list[dict[str, Any]]:
                 {
                     "role": "assistant",
                     "content": _text(rng, 15),
-                    "tool_calls": [{"id": call_id, "name": "web_fetch", "arguments": _arguments(rng)}],
+                    "tool_calls": [
+                        {"id": call_id, "name": "web_fetch", "arguments": _arguments(rng)}
+                    ],
                     "thinking": thinking,
                 }
             )
@@ -131,10 +135,16 @@ def small_messages(count: int, seed: int = 2) -> list[bytes]:
             message = {
                 "role": "assistant",
                 "content": _text(rng, 10),
-                "tool_calls": [{"id": f"call_{index}", "name": "lookup", "arguments": {"key": _text(rng, 2)}}],
+                "tool_calls": [
+                    {"id": f"call_{index}", "name": "lookup", "arguments": {"key": _text(rng, 2)}}
+                ],
             }
         elif kind == 2:
-            message = {"role": "tool_result", "tool_use_id": f"call_{index - 1}", "content": _text(rng, 20)}
+            message = {
+                "role": "tool_result",
+                "tool_use_id": f"call_{index - 1}",
+                "content": _text(rng, 20),
+            }
             if rng.random() < 0.5:
                 message["provenance"] = "external"
         else:

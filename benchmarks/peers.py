@@ -97,7 +97,9 @@ def _pydantic() -> Peer:
         sample_rate: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
 
     Block = Annotated[
-        Union[Text, ImageB64, ImageUrl, VideoPath, VideoUrl, VideoB64, AudioPath, AudioUrl, AudioB64],
+        Union[
+            Text, ImageB64, ImageUrl, VideoPath, VideoUrl, VideoB64, AudioPath, AudioUrl, AudioB64
+        ],
         Field(discriminator="type"),
     ]
 

@@ -93,7 +93,9 @@ def measure(name: str, path: Path, peers: list[str], rounds: int) -> dict[str, A
 
 def print_timings(name: str, result: dict[str, Any]) -> None:
     print(f"\n### {name} ({result['size'] / 1e6:.1f} MB)\n")
-    print("| peer | decode MB/s | encode MB/s | decode time vs convtypes | encode time vs convtypes |")
+    print(
+        "| peer | decode MB/s | encode MB/s | decode time vs convtypes | encode time vs convtypes |"
+    )
     print("| --- | ---: | ---: | ---: | ---: |")
     for peer, row in result["rows"].items():
         print(
@@ -164,7 +166,9 @@ def machine() -> str:
     )
 
 
-def targets(results: dict[str, Any], memory_result: dict[str, Any] | None, imports: tuple[float, float]) -> None:
+def targets(
+    results: dict[str, Any], memory_result: dict[str, Any] | None, imports: tuple[float, float]
+) -> None:
     print("\n### Targets\n")
     print("| target | measured | met |")
     print("| --- | --- | --- |")
@@ -177,7 +181,11 @@ def targets(results: dict[str, Any], memory_result: dict[str, Any] | None, impor
         if "bare-msgspec" in rows:
             for op in ("decode", "encode"):
                 ratio = statistics.median([1 / r for r in rows["bare-msgspec"][f"{op}_ratio"]])
-                line(f"{name}: {op} within 10% of bare msgspec", f"convtypes takes {ratio:.2f}x", ratio <= 1.10)
+                line(
+                    f"{name}: {op} within 10% of bare msgspec",
+                    f"convtypes takes {ratio:.2f}x",
+                    ratio <= 1.10,
+                )
         if "pydantic-v2" in rows:
             dec = statistics.median(rows["pydantic-v2"]["decode_ratio"])
             enc = statistics.median(rows["pydantic-v2"]["encode_ratio"])
@@ -192,7 +200,11 @@ def targets(results: dict[str, Any], memory_result: dict[str, Any] | None, impor
     if "1 MB" in results and "100 MB" in results:
         small = results["1 MB"]["rows"][BASE]["decode_mbps"]
         large = results["100 MB"]["rows"][BASE]["decode_mbps"]
-        line("100 MB decode MB/s within 20% of 1 MB", f"{large:.0f} vs {small:.0f} MB/s", large >= 0.8 * small)
+        line(
+            "100 MB decode MB/s within 20% of 1 MB",
+            f"{large:.0f} vs {small:.0f} MB/s",
+            large >= 0.8 * small,
+        )
     if memory_result and "msgspec-dicts" in memory_result:
         ratio = memory_result[BASE]["peak"] / memory_result["msgspec-dicts"]["peak"]
         line("decoded memory <= 0.85x plain dicts", f"{ratio:.2f}x", ratio <= 0.85)
@@ -216,7 +228,11 @@ def main() -> None:
         paths = corpus.write(Path(tmp), sizes, oplog_count)
         results = {}
         for name in [*sizes, "oplog"]:
-            label = name if name != "oplog" else f"oplog ({oplog_count:,} small messages, one decode per line)"
+            label = (
+                name
+                if name != "oplog"
+                else f"oplog ({oplog_count:,} small messages, one decode per line)"
+            )
             results[name] = measure(name, paths[name], peers, rounds)
             print_timings(label, results[name])
         memory_name = "1 MB" if args.quick else "10 MB"

@@ -65,8 +65,8 @@ def test_broken_examples_report_each_location() -> None:
         "expected UTF-8 text, found an invalid byte",
         "examples/broken/out-of-range.json:1:94: $.content[0].max_frames: "
         "expected an integer in 0..4294967295, got one too large",
-        "examples/broken/too-deep.json:1:197: $.items"
-        + "[0]" * 126
+        "examples/broken/too-deep.json:1:196: $.items"
+        + "[0]" * 125
         + ": expected JSON nested at most 127 levels deep",
         "examples/broken/truncated.json:1:324: $[4].content: "
         "expected more JSON: the document ends early",

@@ -140,7 +140,7 @@ BAD: list[tuple[Any, bytes, str, str]] = [
         "malformed JSON",
     ),
     # nesting
-    (ct.Message, DEEP_ITEMS, "$.items" + "[0]" * 126, "127 levels"),
+    (ct.Message, DEEP_ITEMS, "$.items" + "[0]" * 125, "127 levels"),
     (TRANSCRIPT, b"[" + DEEP_ITEMS[:-1] + b"}]", "$[0].items" + "[0]" * 125, "127 levels"),
 ]
 
@@ -183,35 +183,20 @@ def test_nesting_limit_in_a_transcript_is_the_references(build: Any) -> None:
         ct.decode_messages(build(ct.MAX_DEPTH + 1))
 
 
-@pytest.mark.parametrize(
-    "levels_inside,tp,accepted",
-    [
-        # A lone tool call: call 1, arguments 2, so 125 levels remain inside.
-        (125, ct.ToolCall, True),
-        (126, ct.ToolCall, False),
-    ],
-)
-def test_lone_tool_call_has_the_references_limit(levels_inside: int, tp: Any, accepted: bool) -> None:
-    call = b'{"name":"n","arguments":{"a":' + b"[" * levels_inside + b"]" * levels_inside + b"}}"
-    if accepted:
-        assert ct.decode(call, tp)
-    else:
-        with pytest.raises(ct.WireError, match="127 levels"):
-            ct.decode(call, tp)
-
-
-def test_a_value_fine_alone_can_be_too_deep_inside_a_transcript() -> None:
-    # 125 levels inside the arguments fit a lone call (127 in all) but not a
-    # call inside a transcript (130 in all): encode refuses what the
-    # reference could not read.
-    deep: Any = []
-    for _ in range(124):
-        deep = [deep]
-    call = ct.ToolCall(name="n", arguments={"a": deep})
-    assert ct.decode(ct.encode(call), ct.ToolCall) == call
+def test_values_are_budgeted_for_a_transcript_everywhere() -> None:
+    # A lone message or call gets the same budget it would have inside a
+    # transcript, so that any value convtypes holds can be written anywhere.
+    # That refuses lone documents within 1 to 3 levels of the reference's
+    # limit, which the reference itself would read.
+    call = b'{"name":"n","arguments":{"a":' + b"[" * 123 + b"]" * 123 + b"}}"
     with pytest.raises(ct.WireError) as info:
-        ct.encode([ct.AssistantMessage(tool_calls=(call,))])
-    assert info.value.path == "$[0].tool_calls[0].arguments.a" + "[0]" * 122
+        ct.decode(call, ct.ToolCall)
+    assert info.value.path == "$.arguments.a" + "[0]" * 122
+    fits = b'{"name":"n","arguments":{"a":' + b"[" * 122 + b"]" * 122 + b"}}"
+    call_value = ct.decode(fits, ct.ToolCall)
+    message = ct.AssistantMessage(tool_calls=(call_value,))
+    transcript = ct.encode([message])
+    assert ct.decode_messages(transcript) == [message]
 
 
 def test_a_million_levels_is_a_wire_error() -> None:

@@ -33,7 +33,7 @@ def test_readme_shows_what_check_prints_for_the_broken_examples() -> None:
 
     readme = README.read_text("utf-8")
     shown = _block_after(readme, "convtypes check examples/broken/\n")
-    shown = shown.replace("[0]…[0]", "[0]" * 125)
+    shown = shown.replace("[0]…[0]", "[0]" * 124)
     script = Path(sys.executable).parent / "convtypes"
     result = subprocess.run(
         [str(script), "check", "examples/broken/"],

@@ -1,23 +1,31 @@
 """Free-form JSON inside a message: tool-call arguments and provider items.
 
 These are the only places a document can nest without bound, hold a float,
-or hold a value Python can build but JSON cannot carry. The codec checks
-them on every decode and encode, for the whole document at once: the values
-are walked level by level, and each level is scanned by C-level builtins
-(``map``, ``filter``, ``set`` operations) rather than by a Python loop per
-value, which keeps the check a small fraction of the msgspec work around it.
+or hold a value Python can build but JSON cannot carry. A value built in
+Python or decoded by msgspec is checked whole in ``__post_init__``, by one
+tight recursive walk over its containers.
+
+Every value is budgeted for the deepest place it can stand in a transcript,
+so that any value convtypes holds can be written into any document, and
+encoding needs no walk of its own.
 """
 
 from __future__ import annotations
 
 import math
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Final, Union
 
 from ._errors import WireError
 from ._locate import format_path
 
-__all__ = ["MAX_DEPTH", "JsonValue", "check_values", "explain_values"]
+__all__ = [
+    "ARGUMENTS_DEPTH",
+    "ITEMS_DEPTH",
+    "MAX_DEPTH",
+    "JsonValue",
+    "check_json",
+    "explain_values",
+]
 
 if TYPE_CHECKING:
     JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
@@ -32,37 +40,66 @@ MAX_DEPTH: Final = 127
 The reference reads JSON with serde_json, which refuses the 128th level.
 """
 
+# In a transcript the arguments object opens the fifth level (array, message,
+# tool_calls, call, arguments) and the items array the third (array, message,
+# items); values inside may use the levels that remain.
+ARGUMENTS_DEPTH: Final = MAX_DEPTH - 5
+"""Levels of nesting allowed inside one tool call's arguments object."""
+
+ITEMS_DEPTH: Final = MAX_DEPTH - 3
+"""Levels of nesting allowed inside one message's items array."""
+
 _JSON_TYPES: Final = frozenset({str, int, float, bool, type(None), dict, list})
-_STR: Final = frozenset({str})
-# Bound isinstance checks that map and filter can call without Python frames.
-_IS_DICT: Final = dict.__instancecheck__
-_IS_LIST: Final = list.__instancecheck__
-_IS_FLOAT: Final = float.__instancecheck__
+_FLAT: Final = frozenset({str, int, bool, type(None)})
+_isfinite: Final = math.isfinite
 
 
-def check_values(dicts: list[Any], lists: list[Any], room: int) -> bool:
-    """Whether everything inside these containers is JSON that fits ``room``.
-
-    ``dicts`` and ``lists`` are the outermost containers (arguments objects,
-    items tuples); ``room`` is how many further levels may open inside them.
-    True when every key is a string, every value a JSON type, every float
-    finite, and no container sits deeper than ``room`` levels below a root.
-    """
-    level = 0
-    while dicts or lists:
-        if level > room:
+def _fits(value: Any, room: int) -> bool:
+    """Whether the container ``value`` is JSON nesting at most ``room`` levels."""
+    if room <= 0:
+        return False
+    room -= 1
+    if type(value) is dict:
+        for key, child in value.items():
+            if type(key) is not str:
+                return False
+            kind = type(child)
+            if kind in _FLAT:
+                continue
+            if kind is float:
+                if not _isfinite(child):
+                    return False
+            elif (kind is not dict and kind is not list) or not _fits(child, room):
+                return False
+        return True
+    for child in value:
+        kind = type(child)
+        if kind in _FLAT:
+            continue
+        if kind is float:
+            if not _isfinite(child):
+                return False
+        elif (kind is not dict and kind is not list) or not _fits(child, room):
             return False
-        if dicts and not _STR.issuperset(map(type, chain.from_iterable(dicts))):
-            return False
-        children = [*chain.from_iterable(map(dict.values, dicts)), *chain.from_iterable(lists)]
-        if not _JSON_TYPES.issuperset(map(type, children)):
-            return False
-        if not all(map(math.isfinite, filter(_IS_FLOAT, children))):
-            return False
-        dicts = [*filter(_IS_DICT, children)]
-        lists = [*filter(_IS_LIST, children)]
-        level += 1
     return True
+
+
+def check_json(values: Any, room: int, field: str) -> None:
+    """Check one value's arguments (a dict) or items (a tuple) as it is built.
+
+    Runs for decoded values too (msgspec calls ``__post_init__``). ``room``
+    is how many levels may open inside the arguments object or items array.
+    """
+    kind = type(values)
+    wanted = dict if field == "arguments" else tuple
+    if kind is not wanted:
+        got = kind.__name__
+        raise WireError(f"expected a {wanted.__name__}, got {got}", format_path([field]))
+    if _fits(values, room + 1):
+        return
+    problem = explain_values(values, room, [field])
+    assert problem is not None
+    raise problem
 
 
 def explain_values(root: Any, room: int, where: list[str | int]) -> WireError | None:

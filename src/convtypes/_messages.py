@@ -12,7 +12,7 @@ from typing import Final, Union, get_args
 from msgspec import Struct, field
 
 from ._content import ContentBlock
-from ._jsonvalue import JsonValue
+from ._jsonvalue import ARGUMENTS_DEPTH, ITEMS_DEPTH, JsonValue, check_json
 from ._provenance import Provenance
 
 __all__ = [
@@ -49,13 +49,17 @@ class ToolCall(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
     ``id`` is the provider's correlation id (``call_…``, ``toolu_…``); when it
     is ``None`` a backend pairs calls with results by position instead.
     ``arguments`` is kept exactly as read: key order and big integers survive.
-    It is checked on every decode and encode: JSON types only, finite
-    floats, nesting within the reference's limit.
+    It is checked when the call is built or decoded (JSON types only,
+    finite floats, nesting within the reference's limit); change it by
+    building a new call, not by mutating the dict, or the check is bypassed.
     """
 
     id: str | None = None
     name: str
     arguments: dict[str, JsonValue]
+
+    def __post_init__(self) -> None:
+        check_json(self.arguments, ARGUMENTS_DEPTH, "arguments")
 
 
 class ThinkingBlock(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
@@ -135,6 +139,9 @@ class ProviderOutputItemsMessage(_Message, frozen=True, tag="provider_output_ite
 
     protocol: str
     items: tuple[JsonValue, ...]
+
+    def __post_init__(self) -> None:
+        check_json(self.items, ITEMS_DEPTH, "items")
 
 
 Message = Union[

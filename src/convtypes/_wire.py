@@ -14,19 +14,16 @@ values are finite, JSON-typed and encodable as UTF-8.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any, Final, TypeVar, Union, overload
 
 import msgspec
 
 from ._content import U32_MAX, ContentBlock
 from ._errors import WireError
-from ._jsonvalue import MAX_DEPTH, check_values, explain_values
+from ._jsonvalue import MAX_DEPTH
 from ._locate import find_excess_depth, find_repeated_key, format_path, path_at
 from ._messages import (
-    AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
@@ -63,84 +60,6 @@ _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
 
 Data = Union[bytes, bytearray, memoryview, str]
 
-# A document shorter than this cannot open MAX_DEPTH + 1 containers, so its
-# nesting needs no check: most single oplog lines skip it.
-_SHALLOW: Final = 2 * (MAX_DEPTH + 1)
-# How far below a message object each free-form root sits: tool_calls array,
-# call object, arguments object; and the items array.
-_ARGUMENTS_BELOW_MESSAGE: Final = 3
-_ITEMS_BELOW_MESSAGE: Final = 1
-_ARGUMENTS_BELOW_CALL: Final = 1
-
-
-def _check_messages(messages: Sequence[object], depth: int, in_list: bool) -> None:
-    """Check the free-form JSON of ``messages``, whose objects sit at ``depth``.
-
-    Fast when all is well (one pass over the messages, then C-level scans of
-    the values); only on failure does it walk value by value for the path.
-    """
-    arguments: list[Any] = []
-    items: list[Any] = []
-    for message in messages:
-        kind = type(message)
-        if kind is AssistantMessage:
-            calls = message.tool_calls  # type: ignore[attr-defined]
-            arguments.extend([call.arguments for call in calls])
-        elif kind is ProviderOutputItemsMessage:
-            items.append(message.items)  # type: ignore[attr-defined]
-    arguments_room = MAX_DEPTH - depth - _ARGUMENTS_BELOW_MESSAGE
-    items_room = MAX_DEPTH - depth - _ITEMS_BELOW_MESSAGE
-    if (
-        _DICT.issuperset(map(type, arguments))
-        and _TUPLE.issuperset(map(type, items))
-        and check_values(arguments, [], arguments_room)
-        and check_values([], items, items_room)
-    ):
-        return
-    for index, message in enumerate(messages):
-        where: list[str | int] = [index] if in_list else []
-        if type(message) is AssistantMessage:
-            for number, call in enumerate(message.tool_calls):
-                _raise_for(
-                    call.arguments,
-                    dict,
-                    arguments_room,
-                    [*where, "tool_calls", number, "arguments"],
-                )
-        elif type(message) is ProviderOutputItemsMessage:
-            _raise_for(message.items, tuple, items_room, [*where, "items"])
-    raise AssertionError("unreachable: a check failed but no value explains it")  # pragma: no cover
-
-
-def _check_call(call: ToolCall) -> None:
-    room = MAX_DEPTH - 1 - _ARGUMENTS_BELOW_CALL
-    if type(call.arguments) is not dict or not check_values([call.arguments], [], room):
-        _raise_for(call.arguments, dict, room, ["arguments"])
-
-
-def _check_any(value: object) -> None:
-    kind = type(value)
-    if kind is list:
-        _check_messages(value, 2, True)  # type: ignore[arg-type]
-    elif kind is ToolCall:
-        _check_call(value)  # type: ignore[arg-type]
-    elif kind is AssistantMessage or kind is ProviderOutputItemsMessage:
-        _check_messages((value,), 1, False)
-
-
-def _raise_for(root: Any, kind: type, room: int, where: list[str | int]) -> None:
-    if type(root) is not kind:
-        raise WireError(
-            f"expected a {kind.__name__}, got {type(root).__name__}", format_path(where)
-        )
-    problem = explain_values(root, room, where)
-    if problem is not None:
-        raise problem
-
-
-_DICT: Final = frozenset({dict})
-_TUPLE: Final = frozenset({tuple})
-
 
 def decode_messages(data: Data, *, reject_repeated_keys: bool = False) -> list[Message]:
     """Decode a transcript: a JSON array of messages.
@@ -154,8 +73,6 @@ def decode_messages(data: Data, *, reject_repeated_keys: bool = False) -> list[M
         messages: list[Message] = _TRANSCRIPT_DECODER.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
-    if len(data) >= _SHALLOW:
-        _check_messages(messages, 2, True)
     if reject_repeated_keys:
         _refuse_repeated_keys(data)
     return messages
@@ -167,8 +84,6 @@ def decode_message(data: Data, *, reject_repeated_keys: bool = False) -> Message
         message: Message = _MESSAGE_DECODER.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
-    if len(data) >= _SHALLOW:
-        _check_messages((message,), 1, False)
     if reject_repeated_keys:
         _refuse_repeated_keys(data)
     return message
@@ -195,8 +110,6 @@ def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any:
         value = decoder.decode(data)
     except Exception as exc:
         raise _decode_error(exc, data) from None
-    if len(data) >= _SHALLOW:
-        _check_any(value)
     if reject_repeated_keys:
         _refuse_repeated_keys(data)
     return value
@@ -359,15 +272,12 @@ def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes | None:
 def encode(value: Encodable) -> bytes:
     """Encode a value, or a list of messages, to the reference's bytes.
 
-    Raises :class:`WireError`, naming the path, rather than write what the
-    reference could not read back: tool-call arguments or provider items
-    that are not JSON, hold a float that is not finite, or nest past
-    :data:`MAX_DEPTH` in the document being written; or text that UTF-8
-    cannot carry (a lone surrogate). Fields with a fixed range
-    (``max_frames``, ``sample_rate``, ``fps``) are checked earlier, when the
-    value is built.
+    Encoding adds no walk of its own: every field with a fixed range
+    (``max_frames``, ``fps``, the JSON in arguments and items) was checked
+    when the value was built or decoded. What is left to fail here is text
+    that UTF-8 cannot carry (a lone surrogate), which raises
+    :class:`WireError` naming its path.
     """
-    _check_any(value)
     try:
         return _ENCODER.encode(value)
     except UnicodeEncodeError:
