@@ -33,7 +33,18 @@ from ._messages import (
     UserMultimodalMessage,
 )
 from ._provenance import EXTERNAL_CLOSE, EXTERNAL_OPEN, Provenance, fence_external
-from ._wire import decode, decode_message, decode_messages, encode
+from ._unknown import UnknownBlock, UnknownMessage
+from ._wire import (
+    LenientContentBlock,
+    LenientMessage,
+    decode,
+    decode_lenient_message,
+    decode_lenient_messages,
+    decode_message,
+    decode_messages,
+    encode,
+    unknown_fields,
+)
 
 __version__ = "0.1.0"
 
@@ -49,6 +60,8 @@ __all__ = [
     "ImageBase64Block",
     "ImageUrlBlock",
     "JsonValue",
+    "LenientContentBlock",
+    "LenientMessage",
     "Message",
     "Provenance",
     "ProviderOutputItemsMessage",
@@ -57,6 +70,8 @@ __all__ = [
     "ThinkingBlock",
     "ToolCall",
     "ToolResultMessage",
+    "UnknownBlock",
+    "UnknownMessage",
     "UserMessage",
     "UserMultimodalMessage",
     "VideoBase64Block",
@@ -64,8 +79,11 @@ __all__ = [
     "VideoUrlBlock",
     "WireError",
     "decode",
+    "decode_lenient_message",
+    "decode_lenient_messages",
     "decode_message",
     "decode_messages",
     "encode",
     "fence_external",
+    "unknown_fields",
 ]

@@ -305,6 +305,10 @@ def _schema(args: argparse.Namespace) -> int:
 def transcript_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of a transcript, generated from the types."""
     schema = msgspec.json.schema(list[Message])
+    # The types refuse unknown fields only to route such documents down the
+    # careful path; on the wire, unknown fields are allowed and ignored.
+    for definition in schema.get("$defs", {}).values():
+        definition.pop("additionalProperties", None)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "convtypes transcript",

@@ -87,8 +87,18 @@ def _check_u32(value: object, name: str) -> None:
 # gc=False because a block only holds strings and numbers, so it can never be
 # part of a reference cycle and the collector need not track it; kw_only so
 # that required fields may follow defaulted ones in wire order, and so that
-# call sites name every field.
-class _Block(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, tag_field="type"):
+# call sites name every field. forbid_unknown_fields does not refuse anything
+# in the end: it sends a document with unknown fields down the careful path
+# in _lenient.py, so the common document pays nothing to find out.
+class _Block(
+    Struct,
+    frozen=True,
+    kw_only=True,
+    gc=False,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="type",
+):
     """Behaviour shared by every content block."""
 
     def is_video(self) -> bool:

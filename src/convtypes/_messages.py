@@ -43,7 +43,9 @@ def _no_tool_calls() -> tuple[ToolCall, ...]:
     return ()
 
 
-class ToolCall(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
+class ToolCall(
+    Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, forbid_unknown_fields=True
+):
     """A tool invocation the model asked for.
 
     ``id`` is the provider's correlation id (``call_…``, ``toolu_…``); when it
@@ -62,7 +64,9 @@ class ToolCall(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
         check_json(self.arguments, ARGUMENTS_DEPTH, "arguments")
 
 
-class ThinkingBlock(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True):
+class ThinkingBlock(
+    Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, forbid_unknown_fields=True
+):
     """One block of extended thinking, kept so it can be replayed unchanged.
 
     A normal block has ``text`` (empty when the provider hides it) and an
@@ -81,7 +85,16 @@ class ThinkingBlock(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=T
 # nothing a message holds can refer back to a message (JSON values hold only
 # JSON values), so no reference cycle can pass through one; untracked, a long
 # transcript no longer makes every collection pass walk its messages.
-class _Message(Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, tag_field="role"):
+# forbid_unknown_fields: see _content.py; unknown fields are never refused.
+class _Message(
+    Struct,
+    frozen=True,
+    kw_only=True,
+    gc=False,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+    tag_field="role",
+):
     pass
 
 

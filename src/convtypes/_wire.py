@@ -28,9 +28,15 @@ from ._messages import (
     ToolCall,
 )
 from ._provenance import Provenance
+from ._unknown import UnknownBlock, UnknownMessage
 
 __all__ = [
+    "unknown_fields",
+    "LenientContentBlock",
+    "LenientMessage",
     "decode",
+    "decode_lenient_message",
+    "decode_lenient_messages",
     "decode_message",
     "decode_messages",
     "encode",
@@ -38,13 +44,37 @@ __all__ = [
 
 T = TypeVar("T")
 
-Encodable = Union[Message, ContentBlock, ToolCall, ThinkingBlock, Provenance, list[Message]]
+LenientMessage = Union[Message, UnknownMessage]
+"""A message as lenient decoding returns it: a known one or an unknown one."""
+
+LenientContentBlock = Union[ContentBlock, UnknownBlock]
+"""A content block as lenient decoding can leave it inside a message."""
+
+Encodable = Union[
+    LenientMessage,
+    LenientContentBlock,
+    ToolCall,
+    ThinkingBlock,
+    Provenance,
+    list[Message],
+    list[LenientMessage],
+]
 
 # Built once: a msgspec decoder compiles its type into a fast internal plan,
 # and the same decoder and encoder are safe to share between threads.
 _MESSAGE_DECODER: Final = msgspec.json.Decoder(Message)
 _TRANSCRIPT_DECODER: Final = msgspec.json.Decoder(list[Message])
-_ENCODER: Final = msgspec.json.Encoder()
+
+
+def _write_unknown(value: object) -> msgspec.Raw:
+    # UnknownMessage and UnknownBlock are not Structs: msgspec asks here, and
+    # gets their JSON back verbatim.
+    if isinstance(value, (UnknownMessage, UnknownBlock)):
+        return msgspec.Raw(value.raw)
+    raise TypeError(f"cannot encode a {type(value).__name__}")
+
+
+_ENCODER: Final = msgspec.json.Encoder(enc_hook=_write_unknown)
 _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
     Message: _MESSAGE_DECODER,
     list[Message]: _TRANSCRIPT_DECODER,
@@ -61,32 +91,54 @@ _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {
 Data = Union[bytes, bytearray, memoryview, str]
 
 
-def decode_messages(data: Data, *, reject_repeated_keys: bool = False) -> list[Message]:
+def decode_messages(
+    data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
+) -> list[Message]:
     """Decode a transcript: a JSON array of messages.
+
+    Unknown fields are dropped, as the reference drops them, and an unknown
+    role or block type is refused. With ``lenient=True`` nothing is lost:
+    unknown fields stay on their value and are written back by
+    :func:`encode`, and unknown roles and block types load as
+    :class:`UnknownMessage` and :class:`UnknownBlock` (so the list is really
+    a ``list[LenientMessage]``; use :func:`decode_lenient_messages` for that
+    type). A document in the current schema decodes at the same speed in
+    either mode.
 
     A key repeated within one object is read as its last value, as most
     JSON readers do. The reference refuses such a document instead; pass
     ``reject_repeated_keys=True`` to refuse it too (at about nine times the
     cost of the decode). See SECURITY.md for when that matters.
     """
-    try:
-        messages: list[Message] = _TRANSCRIPT_DECODER.decode(data)
-    except Exception as exc:
-        raise _decode_error(exc, data) from None
-    if reject_repeated_keys:
-        _refuse_repeated_keys(data)
-    return messages
+    result: list[Message] = _decode(
+        _TRANSCRIPT_DECODER, data, "messages", lenient, reject_repeated_keys
+    )
+    return result
 
 
-def decode_message(data: Data, *, reject_repeated_keys: bool = False) -> Message:
-    """Decode one message; ``reject_repeated_keys`` as for :func:`decode_messages`."""
-    try:
-        message: Message = _MESSAGE_DECODER.decode(data)
-    except Exception as exc:
-        raise _decode_error(exc, data) from None
-    if reject_repeated_keys:
-        _refuse_repeated_keys(data)
-    return message
+def decode_message(
+    data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
+) -> Message:
+    """Decode one message; the options are those of :func:`decode_messages`."""
+    result: Message = _decode(_MESSAGE_DECODER, data, "message", lenient, reject_repeated_keys)
+    return result
+
+
+def decode_lenient_messages(data: Data) -> list[LenientMessage]:
+    """``decode_messages(data, lenient=True)``, typed as what it can return.
+
+    A ``match`` over :data:`LenientMessage` must handle
+    :class:`UnknownMessage`, so a newer writer's message is never taken for a
+    known one.
+    """
+    result: list[LenientMessage] = _decode(_TRANSCRIPT_DECODER, data, "messages", True, False)
+    return result
+
+
+def decode_lenient_message(data: Data) -> LenientMessage:
+    """``decode_message(data, lenient=True)``, typed as what it can return."""
+    result: LenientMessage = _decode(_MESSAGE_DECODER, data, "message", True, False)
+    return result
 
 
 @overload
@@ -106,13 +158,48 @@ def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any:
         if not _is_wire_type(type):
             raise TypeError(f"convtypes cannot decode {type!r}")
         decoder = _DECODERS.setdefault(type, msgspec.json.Decoder(type))
+    target = {Message: "message", list[Message]: "messages", list[Message]: "messages"}.get(
+        type, type
+    )
+    return _decode(decoder, data, target, False, reject_repeated_keys)
+
+
+def _decode(
+    decoder: msgspec.json.Decoder[Any],
+    data: Data,
+    target: Any,
+    lenient: bool,
+    reject_repeated_keys: bool,
+) -> Any:
     try:
         value = decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        if not _has_unknowns(str(exc), lenient):
+            raise _decode_error(exc, data) from None
+        # Something this version does not know: take the careful path.
+        from ._lenient import decode_slowly
+
+        try:
+            value = decode_slowly(data, target, lenient)
+        except WireError:
+            raise
+        except Exception as slow_exc:
+            raise _decode_error(slow_exc, data) from None
     except Exception as exc:
         raise _decode_error(exc, data) from None
     if reject_repeated_keys:
         _refuse_repeated_keys(data)
     return value
+
+
+def _has_unknowns(message: str, lenient: bool) -> bool:
+    """Whether msgspec stopped at an unknown field (or, leniently, an unknown tag)."""
+    if message.startswith("Object contains unknown field"):
+        return True
+    return lenient and message.startswith("Invalid value ") and message.endswith(_TAG_ENDINGS)
+
+
+_TAG_ENDINGS: Final = (".role`", ".type`")
 
 
 def _refuse_repeated_keys(data: Data) -> None:
@@ -279,6 +366,10 @@ def encode(value: Encodable) -> bytes:
     :class:`WireError` naming its path.
     """
     try:
+        if _carries_unknowns(value):
+            from ._lenient import encode_with_unknowns
+
+            return encode_with_unknowns(value, _ENCODER)
         return _ENCODER.encode(value)
     except UnicodeEncodeError:
         raise WireError(
@@ -286,6 +377,34 @@ def encode(value: Encodable) -> bytes:
         ) from None
     except (TypeError, ValueError, OverflowError) as exc:
         raise WireError(f"cannot encode: {exc}", "$") from None
+
+
+def unknown_fields(value: object) -> dict[str, Any]:
+    """The unknown fields that lenient decoding kept on ``value``.
+
+    A copy, in the order they were read; empty for a value built in Python,
+    decoded strictly, or decoded leniently from a document without them.
+    """
+    import sys
+
+    lenient = sys.modules.get("convtypes._lenient")
+    if lenient is None:
+        return {}
+    found: dict[str, Any] = lenient.unknown_fields(value)
+    return found
+
+
+def _carries_unknowns(value: object) -> bool:
+    """Whether ``value`` holds unknown fields kept by lenient decoding."""
+    import sys
+
+    lenient = sys.modules.get("convtypes._lenient")
+    if lenient is None:
+        return False  # nothing was ever decoded leniently
+    kinds: frozenset[type] = lenient.EXTRA_TYPES
+    if type(value) is list:
+        return not kinds.isdisjoint(map(type, value))
+    return type(value) in kinds
 
 
 def _find_surrogate(value: Any) -> str:
