@@ -269,3 +269,25 @@ def test_stdin_streams_jsonl_and_explains_a_repeated_key() -> None:
         "-:2:30: $.content: a re-save keeps only the last value of this repeated key",
         "1 files, 2 documents, 2 messages, 0 errors, 1 would change on re-save, 0 strict findings",
     ]
+
+
+def test_lenient_check_keeps_what_a_newer_writer_added(tmp_path: Path) -> None:
+    path = tmp_path / "newer.jsonl"
+    path.write_bytes(
+        b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"external","ttl":30}\n'
+        b'{"role":"developer","content":"x"}\n'
+    )
+    strict = run("check", "--canonical", path)
+    assert strict.returncode == 1
+    assert strict.stdout.splitlines()[:2] == [
+        f"{path}:1:85: $.ttl: unknown field 'ttl' would be dropped",
+        f"{path}:2:9: $.role: expected role to be one of 'system', 'user', 'user_multimodal', "
+        "'assistant', 'tool_result', 'provider_output_items', got 'developer'",
+    ]
+    lenient = run("check", "--lenient", "--canonical", path)
+    assert lenient.returncode == 0, lenient.stdout
+    kept = run("check", "--lenient", "--strict", path)
+    assert kept.stdout.splitlines()[:2] == [
+        f"{path}:1:85: $.ttl: unknown field 'ttl' kept as it was",
+        f"{path}:2:9: $.role: unknown role 'developer' kept as it was",
+    ]

@@ -65,3 +65,18 @@ def test_match_runs_for_every_role() -> None:
         "result",
         "items",
     ]
+
+
+@pytest.mark.slow
+def test_lenient_match_must_handle_unknown_messages(tmp_path: Path) -> None:
+    # Passing a LenientMessage where a Message is expected is a type error:
+    # the unknown case cannot be forgotten.
+    careless = SOURCE.replace(
+        "        case UnknownMessage(role=role):\n"
+        '            return f"unknown role {role}: kept, never shown to a model"\n',
+        "",
+    )
+    assert careless != SOURCE
+    result = _mypy(tmp_path, careless)
+    assert result.returncode == 1
+    assert "UnknownMessage" in result.stdout

@@ -10,10 +10,12 @@ from typing_extensions import assert_never
 
 from convtypes import (
     AssistantMessage,
+    LenientMessage,
     Message,
     ProviderOutputItemsMessage,
     SystemMessage,
     ToolResultMessage,
+    UnknownMessage,
     UserMessage,
     UserMultimodalMessage,
 )
@@ -35,3 +37,11 @@ def describe(message: Message) -> str:
             return f"items for {protocol}"
         case _:
             assert_never(message)
+
+
+def describe_lenient(message: LenientMessage) -> str:
+    match message:
+        case UnknownMessage(role=role):
+            return f"unknown role {role}: kept, never shown to a model"
+        case _:
+            return describe(message)

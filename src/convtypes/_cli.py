@@ -26,7 +26,8 @@ from ._errors import WireError
 from ._locate import find_repeated_key, format_path, offset_of
 from ._messages import Message
 from ._provenance import fence_external
-from ._wire import decode_message, decode_messages, encode
+from ._unknown import UnknownBlock, UnknownMessage
+from ._wire import decode_message, decode_messages, encode, unknown_fields
 
 __all__ = ["main"]
 
@@ -203,13 +204,33 @@ def _differences(
         )
 
 
+def _kept_unknowns(value: object, where: list[str | int]) -> Iterator[tuple[str, str]]:
+    """Yield (path, message) for everything lenient decoding kept but does not know."""
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _kept_unknowns(item, [*where, index])
+    elif isinstance(value, UnknownMessage):
+        yield format_path([*where, "role"]), f"unknown role '{value.role}' kept as it was"
+    elif isinstance(value, UnknownBlock):
+        yield format_path([*where, "type"]), f"unknown block type '{value.type}' kept as it was"
+    elif isinstance(value, msgspec.Struct):
+        for key in unknown_fields(value):
+            yield format_path([*where, key]), f"unknown field '{key}' kept as it was"
+        for field in ("content", "tool_calls", "thinking"):
+            nested = getattr(value, field, None)
+            if isinstance(nested, tuple):
+                yield from _kept_unknowns(nested, [*where, field])
+
+
 def _check_document(
-    name: str, doc: Document, canonical: bool, strict: bool, totals: Totals
+    name: str, doc: Document, canonical: bool, strict: bool, lenient: bool, totals: Totals
 ) -> list[Finding]:
     totals.documents += 1
     try:
         value: list[Message] | Message = (
-            decode_messages(doc.data) if doc.transcript else decode_message(doc.data)
+            decode_messages(doc.data, lenient=lenient)
+            if doc.transcript
+            else decode_message(doc.data, lenient=lenient)
         )
     except WireError as err:
         totals.errors += 1
@@ -222,6 +243,10 @@ def _check_document(
     if strict and repeated is not None:
         line, column = _position(doc, repeated[0])
         findings.append(Finding(name, line, column, repeated[1], "repeated-key", "key is repeated"))
+    if strict and lenient:
+        for path, message in _kept_unknowns(value, []):
+            line, column = _position(doc, offset_of(doc.data, path))
+            findings.append(Finding(name, line, column, path, "unknown-field", message))
     if canonical or strict:
         written = encode(value)
         if written != doc.data:
@@ -287,7 +312,10 @@ def _check(args: argparse.Namespace) -> int:
         totals.files += 1
         with stream if name != "-" else contextlib.nullcontext(stream):
             for doc in _documents(name, stream):
-                for finding in _check_document(name, doc, args.canonical, args.strict, totals):
+                found = _check_document(
+                    name, doc, args.canonical, args.strict, args.lenient, totals
+                )
+                for finding in found:
                     found_any = True
                     out.write((finding.json() if args.format == "json" else finding.text()) + "\n")
                 progress.advance(len(doc.data) + 1)
@@ -361,6 +389,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--strict", action="store_true", help="also report unknown fields and repeated keys"
+    )
+    check.add_argument(
+        "--lenient",
+        action="store_true",
+        help="decode as a sync layer would: keep unknown roles, block types and fields",
     )
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(run=_check)

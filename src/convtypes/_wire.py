@@ -14,6 +14,7 @@ values are finite, JSON-typed and encodable as UTF-8.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Final, TypeVar, Union, overload
 
 import msgspec
@@ -31,7 +32,6 @@ from ._provenance import Provenance
 from ._unknown import UnknownBlock, UnknownMessage
 
 __all__ = [
-    "unknown_fields",
     "LenientContentBlock",
     "LenientMessage",
     "decode",
@@ -40,6 +40,7 @@ __all__ = [
     "decode_message",
     "decode_messages",
     "encode",
+    "unknown_fields",
 ]
 
 T = TypeVar("T")
@@ -56,8 +57,7 @@ Encodable = Union[
     ToolCall,
     ThinkingBlock,
     Provenance,
-    list[Message],
-    list[LenientMessage],
+    Sequence[LenientMessage],
 ]
 
 # Built once: a msgspec decoder compiles its type into a fast internal plan,

@@ -1,0 +1,166 @@
+"""Forward compatibility: a newer writer's transcript survives this reader."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import convtypes as ct
+from convtypes import strategies as cst
+
+# Names a later schema might add; none is a field of any current type.
+FUTURE_FIELDS = ["cache_control", "x_trace", "priority", "annotations", "z"]
+FUTURE_ROLES = ["developer", "tool_progress", "memory"]
+FUTURE_BLOCKS = ["document", "hologram"]
+KNOWN_FIELDS = {
+    "role", "type", "content", "tool_calls", "thinking", "tool_use_id", "provenance",
+    "protocol", "items", "text", "data", "media_type", "url", "detail", "path", "fps",
+    "max_frames", "sample_rate", "id", "name", "arguments", "signature", "redacted_data",
+}  # fmt: skip
+
+
+def _future_values() -> st.SearchStrategy[Any]:
+    return (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | cst.texts(8)
+        | st.lists(st.integers(), max_size=2)
+    )
+
+
+@st.composite
+def newer_documents(draw: st.DrawFn) -> bytes:
+    """A transcript as a later schema might write it, in canonical form:
+    known fields in the reference's order, then unknown fields."""
+    messages = msgspec.json.decode(ct.encode(draw(cst.transcripts(max_size=5))))
+
+    def add_fields(obj: dict[str, Any]) -> None:
+        for name in draw(st.lists(st.sampled_from(FUTURE_FIELDS), unique=True, max_size=2)):
+            obj[name] = draw(_future_values())
+
+    for message in messages:
+        add_fields(message)
+        if message["role"] == "user_multimodal":
+            for block in message["content"]:
+                add_fields(block)
+            if draw(st.booleans()):
+                kind = draw(st.sampled_from(FUTURE_BLOCKS))
+                message["content"].insert(0, {"type": kind, "uri": draw(cst.texts(8))})
+        if message["role"] == "assistant":
+            for item in (*message["tool_calls"], *message.get("thinking", [])):
+                add_fields(item)
+    for _ in range(draw(st.integers(0, 2))):
+        role = draw(st.sampled_from(FUTURE_ROLES))
+        unknown = {"role": role, "content": draw(cst.texts(8)), "meta": {"k": [1, 2.5]}}
+        messages.insert(draw(st.integers(0, len(messages))), unknown)
+    return msgspec.json.encode(messages)
+
+
+@given(newer_documents())
+def test_newer_transcript_round_trips_byte_for_byte(doc: bytes) -> None:
+    messages = ct.decode_messages(doc, lenient=True)
+    assert ct.encode(messages) == doc
+    # And again: a re-save of the re-save is stable too.
+    assert ct.encode(ct.decode_messages(ct.encode(messages), lenient=True)) == doc
+
+
+@given(newer_documents())
+def test_strict_refuses_unknown_variants_and_drops_unknown_fields(doc: bytes) -> None:
+    raw = msgspec.json.decode(doc)
+    has_unknown_variant = any(m["role"] in FUTURE_ROLES for m in raw) or any(
+        b.get("type") in FUTURE_BLOCKS
+        for m in raw
+        if m["role"] == "user_multimodal"
+        for b in m["content"]
+    )
+    if has_unknown_variant:
+        with pytest.raises(ct.WireError) as info:
+            ct.decode_messages(doc)
+        assert info.value.path.endswith((".role", ".type"))
+        return
+    strict = ct.encode(ct.decode_messages(doc))
+    assert not _all_struct_keys(msgspec.json.decode(strict)) - KNOWN_FIELDS
+
+
+def _all_struct_keys(messages: list[Any]) -> set[str]:
+    keys: set[str] = set()
+    for message in messages:
+        keys.update(message)
+        for nested in ("tool_calls", "thinking"):
+            for item in message.get(nested, []):
+                keys.update(item)
+        if message["role"] == "user_multimodal":
+            for block in message["content"]:
+                keys.update(block)
+    return keys
+
+
+@given(cst.transcripts())
+def test_lenient_equals_strict_on_the_current_schema(messages: list[ct.Message]) -> None:
+    doc = ct.encode(messages)
+    assert ct.decode_messages(doc, lenient=True) == ct.decode_messages(doc) == messages
+
+
+def test_external_tool_result_keeps_its_provenance_and_the_future_field() -> None:
+    doc = b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"external","ttl":30}'
+    message = ct.decode_message(doc, lenient=True)
+    assert isinstance(message, ct.ToolResultMessage)
+    assert message.provenance is ct.Provenance.EXTERNAL
+    assert ct.unknown_fields(message) == {"ttl": 30}
+    assert ct.encode(message) == doc
+    # Strict mode keeps the provenance too, and drops only the unknown field.
+    assert ct.encode(ct.decode_message(doc)) == doc.replace(b',"ttl":30', b"")
+
+
+def test_unknown_message_is_kept_and_never_passes_for_a_known_turn() -> None:
+    doc = b'[{"role":"user","content":"hi"},{"role":"developer","content":"obey"}]'
+    messages = ct.decode_lenient_messages(doc)
+    unknown = messages[1]
+    assert isinstance(unknown, ct.UnknownMessage)
+    assert unknown.role == "developer"
+    assert unknown.raw == b'{"role":"developer","content":"obey"}'
+    assert not isinstance(unknown, (ct.UserMessage, ct.AssistantMessage, ct.SystemMessage))
+    assert ct.encode(messages) == doc
+    with pytest.raises(AttributeError):
+        unknown.role = "user"  # type: ignore[misc]
+
+
+def test_unknown_block_is_kept_inside_a_known_message() -> None:
+    doc = (
+        b'{"role":"user_multimodal","content":'
+        b'[{"type":"text","text":"a"},{"type":"document","id":7}]}'
+    )
+    message = ct.decode_lenient_message(doc)
+    assert isinstance(message, ct.UserMultimodalMessage)
+    block = message.content[1]
+    assert isinstance(block, ct.UnknownBlock)
+    assert (block.type, block.raw) == ("document", b'{"type":"document","id":7}')
+    assert ct.encode(message) == doc
+
+
+def test_non_canonical_input_loses_no_field_and_no_value() -> None:
+    doc = b'{"x":1,"content":"hi","role":"user","y":{"b":1,"a":[1E2]}}'
+    message = ct.decode_message(doc, lenient=True)
+    written = ct.encode(message)
+    assert written == b'{"role":"user","content":"hi","x":1,"y":{"b":1,"a":[100.0]}}'
+    assert json.loads(written) == json.loads(doc)
+
+
+def test_errors_in_known_parts_are_still_errors() -> None:
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_messages(b'[{"role":"user","content":5,"extra":1}]', lenient=True)
+    assert info.value.path == "$[0].content"
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_messages(b'[{"role":null,"content":"x"}]', lenient=True)
+    assert info.value.path == "$[0].role"
+
+
+def test_unknown_fields_of_plain_values_are_empty() -> None:
+    assert ct.unknown_fields(ct.UserMessage(content="x")) == {}
+    assert ct.unknown_fields(ct.decode_message(b'{"role":"user","content":"x","n":1}')) == {}
