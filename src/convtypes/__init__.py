@@ -19,6 +19,7 @@ from ._content import (
     VideoPathBlock,
     VideoUrlBlock,
 )
+from ._conversation import Problem, check_conversation, positional_call_id
 from ._errors import WireError
 from ._jsonvalue import MAX_DEPTH, JsonValue
 from ._messages import (
@@ -63,6 +64,7 @@ __all__ = [
     "LenientContentBlock",
     "LenientMessage",
     "Message",
+    "Problem",
     "Provenance",
     "ProviderOutputItemsMessage",
     "SystemMessage",
@@ -78,6 +80,7 @@ __all__ = [
     "VideoPathBlock",
     "VideoUrlBlock",
     "WireError",
+    "check_conversation",
     "decode",
     "decode_lenient_message",
     "decode_lenient_messages",
@@ -85,5 +88,6 @@ __all__ = [
     "decode_messages",
     "encode",
     "fence_external",
+    "positional_call_id",
     "unknown_fields",
 ]

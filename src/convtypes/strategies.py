@@ -45,6 +45,7 @@ from ._provenance import Provenance
 
 __all__ = [
     "content_blocks",
+    "conversations",
     "json_values",
     "messages",
     "provenances",
@@ -154,3 +155,92 @@ def messages(
 def transcripts(max_size: int = 8) -> st.SearchStrategy[list[Message]]:
     """Lists of messages, as stored in a transcript."""
     return st.lists(messages(), max_size=max_size)
+
+
+@st.composite
+def conversations(draw: st.DrawFn, max_exchanges: int = 4) -> list[Message]:
+    """Well-formed conversations: ones ``check_conversation`` finds no fault in.
+
+    An optional system prompt, then exchanges: a user turn, assistant turns
+    whose tool calls (with unique ids, or none and answered by position) are
+    each answered before the next user turn, and a closing assistant turn.
+    Thinking is signed throughout or absent throughout.
+    """
+    from ._conversation import positional_call_id
+
+    signed = draw(st.booleans())
+    messages: list[Message] = []
+    if draw(st.booleans()):
+        messages.append(SystemMessage(content=draw(texts())))
+    serial = 0
+    for _ in range(draw(st.integers(1, max_exchanges))):
+        messages.append(draw(messages_of((UserMessage, UserMultimodalMessage))))
+        for _ in range(draw(st.integers(0, 2))):
+            calls = []
+            for _ in range(draw(st.integers(1, 3))):
+                explicit = draw(st.booleans())
+                serial += 1
+                call_id = f"toolu_{serial:04d}" if explicit else None
+                calls.append(
+                    ToolCall(id=call_id, name=draw(texts(8)), arguments=draw(_json_objects()))
+                )
+            thinking = (
+                (ThinkingBlock(text=draw(texts()), signature=draw(texts(24).filter(bool))),)
+                if signed
+                else ()
+            )
+            messages.append(
+                AssistantMessage(content=draw(texts()), tool_calls=tuple(calls), thinking=thinking)
+            )
+            for position, call in enumerate(calls):
+                messages.append(
+                    ToolResultMessage(
+                        tool_use_id=call.id or positional_call_id(position),
+                        content=draw(texts()),
+                        provenance=draw(provenances()),
+                    )
+                )
+        messages.append(AssistantMessage(content=draw(texts())))
+    return messages
+
+
+def messages_of(roles: tuple[type[Any], ...]) -> st.SearchStrategy[Message]:
+    """Messages of the given classes only."""
+    return messages(roles=roles)
+
+
+def _register() -> None:
+    """Let ``st.from_type`` build every convtypes type.
+
+    Called by Hypothesis itself through the ``hypothesis`` entry point that
+    the package declares, so users need no import: ``st.from_type(ToolCall)``
+    just works once convtypes is installed.
+    """
+    for kind in (
+        TextBlock,
+        ImageBase64Block,
+        ImageUrlBlock,
+        VideoPathBlock,
+        VideoUrlBlock,
+        VideoBase64Block,
+        AudioPathBlock,
+        AudioUrlBlock,
+        AudioBase64Block,
+    ):
+        st.register_type_strategy(kind, content_blocks(kinds=(kind,)))
+    for role in (
+        SystemMessage,
+        UserMessage,
+        UserMultimodalMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        ProviderOutputItemsMessage,
+    ):
+        st.register_type_strategy(role, messages(roles=(role,)))
+    st.register_type_strategy(ToolCall, tool_calls())
+    st.register_type_strategy(ThinkingBlock, thinking_blocks())
+    st.register_type_strategy(Provenance, provenances())
+
+
+def _hypothesis_setup_hook() -> None:
+    _register()

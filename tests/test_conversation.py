@@ -1,0 +1,118 @@
+"""check_conversation: every code, and no false alarm on well-formed input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import convtypes as ct
+from convtypes import strategies as cst
+
+U = ct.UserMessage(content="u")
+A = ct.AssistantMessage(content="a")
+
+
+def call(call_id: str | None, name: str = "f") -> ct.ToolCall:
+    return ct.ToolCall(id=call_id, name=name, arguments={})
+
+
+def asks(*calls: ct.ToolCall, thinking: tuple[ct.ThinkingBlock, ...] = ()) -> ct.AssistantMessage:
+    return ct.AssistantMessage(tool_calls=calls, thinking=thinking)
+
+
+def result(call_id: str) -> ct.ToolResultMessage:
+    return ct.ToolResultMessage(tool_use_id=call_id, content="r")
+
+
+def codes(messages: Sequence[object]) -> list[tuple[int, str]]:
+    return [(p.index, p.code) for p in ct.check_conversation(messages)]
+
+
+@given(cst.conversations())
+def test_well_formed_conversations_have_no_problem(messages: list[ct.Message]) -> None:
+    assert ct.check_conversation(messages) == []
+
+
+def test_empty() -> None:
+    assert codes([]) == [(-1, "empty")]
+
+
+def test_system_must_be_first_and_single() -> None:
+    system = ct.SystemMessage(content="s")
+    assert codes([U, system]) == [(1, "system-not-first")]
+    assert codes([system, U, system]) == [(2, "system-repeated")]
+
+
+def test_result_must_answer_an_earlier_call() -> None:
+    assert codes([U, result("toolu_1")]) == [(1, "unknown-call")]
+    assert codes([U, result("c1"), asks(call("c1")), result("c1")]) == [(1, "unknown-call")]
+
+
+def test_calls_must_be_answered_before_the_next_user_turn() -> None:
+    messages = [U, asks(call("c1"), call("c2")), result("c2"), U]
+    problems = ct.check_conversation(messages)
+    assert [(p.index, p.code) for p in problems] == [(1, "unanswered-call")]
+    assert "'c1'" in problems[0].text
+    # Still open at the end: the caller may be about to run it.
+    assert codes([U, asks(call("c1"))]) == []
+
+
+def test_call_ids_must_be_unique() -> None:
+    messages = [U, asks(call("c1")), result("c1"), asks(call("c1")), result("c1")]
+    assert codes(messages) == [(3, "duplicate-call-id")]
+
+
+def test_a_call_is_answered_once() -> None:
+    assert codes([U, asks(call("c1")), result("c1"), result("c1")]) == [(3, "repeated-result")]
+
+
+def test_calls_without_ids_are_answered_by_position() -> None:
+    messages = [U, asks(call(None), call(None)), result("call_1"), result("call_0"), A]
+    assert codes(messages) == []
+    assert ct.positional_call_id(1) == "call_1"
+    # Positions restart every turn, so call_0 may come back without a clash.
+    again = [*messages, U, asks(call(None)), result("call_0")]
+    assert codes(again) == []
+    assert codes([U, asks(call(None)), result("call_1"), U]) == [
+        (1, "unanswered-call"),
+        (2, "unknown-call"),
+    ]
+
+
+def test_unsigned_thinking_beside_signed_thinking() -> None:
+    signed = ct.ThinkingBlock(text="t", signature="sig")
+    redacted = ct.ThinkingBlock(redacted_data="opaque")
+    bare = ct.ThinkingBlock(text="t")
+    messages = [U, asks(thinking=(signed,)), U, asks(thinking=(bare, redacted))]
+    assert codes(messages) == [(3, "unsigned-thinking")]
+    # With no signed block anywhere there is nothing to replay, so no problem.
+    assert codes([U, asks(thinking=(bare,))]) == []
+
+
+@given(
+    st.from_type(ct.ToolCall),
+    st.from_type(cast(Any, ct.Message)),
+    st.from_type(cast(Any, ct.ContentBlock)),
+)
+def test_strategies_are_registered_with_hypothesis(
+    call_: ct.ToolCall, message: ct.Message, block: ct.ContentBlock
+) -> None:
+    # Registered through the package's hypothesis entry point, with no import.
+    assert isinstance(call_, ct.ToolCall)
+    for value in (call_, message, block):
+        assert ct.decode(ct.encode(value), type(value)) == value
+
+
+def test_strategies_module_is_not_imported_by_convtypes() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, convtypes; "
+        "print('hypothesis' in sys.modules, 'convtypes.strategies' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
