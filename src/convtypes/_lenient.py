@@ -72,6 +72,16 @@ _PUBLIC: Final = {sub: cls for cls, sub in _WITH_UNKNOWNS.items()}
 EXTRA_TYPES: Final = frozenset(_WITH_UNKNOWNS.values())
 
 
+def _announce() -> None:
+    # Tell the encoder which classes need the careful path from now on.
+    from . import _wire
+
+    _wire.EXTRA_TYPES = EXTRA_TYPES
+
+
+_announce()
+
+
 def unknown_fields(value: object) -> dict[str, Any]:
     """The unknown fields lenient decoding kept on ``value`` (a copy; empty if none)."""
     if type(value) in EXTRA_TYPES:
