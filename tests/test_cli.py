@@ -104,7 +104,7 @@ def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
         b'{"role":"assistant","content":"x"}',  # tool_calls written out
         b'{"role":"user","content":"x","name":"bob"}',  # unknown field dropped
         b'{"content":"x","role":"user"}',  # key order
-        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"internal"}',
+        b'{"role":"tool_result","tool_use_id":"k","content":"x","provenance":"internal"}',
         b'{"role":"user_multimodal","content":[{"type":"video_path","path":"p","fps":29.970000001}]}',
         b'{"role":"user", "content":"x"}',  # white space
         b'{"role":"user","content":"x"}',  # already canonical

@@ -68,7 +68,7 @@ BAD: list[tuple[Any, bytes, str, str]] = [
     ),
     (
         ct.Message,
-        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"External"}',
+        b'{"role":"tool_result","tool_use_id":"k","content":"x","provenance":"External"}',
         "$.provenance",
         "'internal' or 'external'",
     ),

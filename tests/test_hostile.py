@@ -110,9 +110,9 @@ def _sample_messages() -> list[dict[str, Any]]:
             "role": "assistant",
             "content": "a",
             "tool_calls": [{"id": "c", "name": "n", "arguments": {"k": 1}}],
-            "thinking": [{"text": "t", "signature": "s", "redacted_data": "r"}],
+            "thinking": [{"text": "t", "signature": "s", "redacted_data": "opaque"}],
         },
-        {"role": "tool_result", "tool_use_id": "c", "content": "r", "provenance": "external"},
+        {"role": "tool_result", "tool_use_id": "c", "content": "out", "provenance": "external"},
         {"role": "provider_output_items", "protocol": "p", "items": [{"x": 1}]},
     ]
 
@@ -165,7 +165,7 @@ def test_wrong_json_type_at_every_position(sample: dict[str, Any]) -> None:
 
 def test_a_100_megabyte_string_decodes_in_linear_memory() -> None:
     size = 100 * 1024 * 1024
-    doc = b'{"role":"tool_result","tool_use_id":"c","content":"' + b"a" * size + b'"}'
+    doc = b'{"role":"tool_result","tool_use_id":"k","content":"' + b"a" * size + b'"}'
     tracemalloc.start()
     try:
         message = ct.decode_message(doc)
@@ -267,7 +267,7 @@ def test_repeated_key_reads_as_its_last_value_by_default() -> None:
         (b'{"role":"user","content":"a","content":"b"}', "$.content"),
         (b'{"role":"user","role":"user","content":"a"}', "$.role"),
         (
-            b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"external","provenance":"internal"}',
+            b'{"role":"tool_result","tool_use_id":"k","content":"x","provenance":"external","provenance":"internal"}',
             "$.provenance",
         ),
         (b'{"role":"user","c\\u006fntent":"a","content":"b"}', "$.content"),

@@ -47,9 +47,9 @@ def test_old_fields_only_write_no_newer_key(messages: list[ct.Message]) -> None:
 
 
 def test_old_tool_result_means_internal() -> None:
-    old = b'{"role":"tool_result","tool_use_id":"c1","content":"hi"}'
+    old = b'{"role":"tool_result","tool_use_id":"k1","content":"hi"}'
     message = ct.decode_message(old)
-    assert message == ct.ToolResultMessage(tool_use_id="c1", content="hi")
+    assert message == ct.ToolResultMessage(tool_use_id="k1", content="hi")
     assert isinstance(message, ct.ToolResultMessage)
     assert message.provenance.is_internal()
     assert not message.provenance.is_external()

@@ -22,7 +22,8 @@ class Provenance(enum.Enum):
     """
 
     INTERNAL = "internal"
-    """Made by the runtime, a local tool, or an error the runtime reported."""
+    """Produced on this side: by the runtime itself, by a tool running
+    locally, or as an error message the runtime wrote."""
 
     EXTERNAL = "external"
     """Fetched from beyond the boundary: a web page, an HTTP body, a remote
