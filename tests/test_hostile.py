@@ -109,10 +109,10 @@ def _sample_messages() -> list[dict[str, Any]]:
         {
             "role": "assistant",
             "content": "a",
-            "tool_calls": [{"id": "c", "name": "n", "arguments": {"k": 1}}],
+            "tool_calls": [{"id": "q", "name": "n", "arguments": {"k": 1}}],
             "thinking": [{"text": "t", "signature": "s", "redacted_data": "opaque"}],
         },
-        {"role": "tool_result", "tool_use_id": "c", "content": "out", "provenance": "external"},
+        {"role": "tool_result", "tool_use_id": "q", "content": "out", "provenance": "external"},
         {"role": "provider_output_items", "protocol": "p", "items": [{"x": 1}]},
     ]
 
