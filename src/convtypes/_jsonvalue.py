@@ -20,6 +20,7 @@ from ._locate import format_path
 
 __all__ = [
     "ARGUMENTS_DEPTH",
+    "FLAT_TYPES",
     "ITEMS_DEPTH",
     "MAX_DEPTH",
     "JsonValue",
@@ -50,7 +51,8 @@ ITEMS_DEPTH: Final = MAX_DEPTH - 3
 """Levels of nesting allowed inside one message's items array."""
 
 _JSON_TYPES: Final = frozenset({str, int, float, bool, type(None), dict, list})
-_FLAT: Final = frozenset({str, int, bool, type(None)})
+FLAT_TYPES: Final = frozenset({str, int, bool, type(None)})
+"""Scalar types that are always valid JSON (floats need a finiteness check)."""
 _isfinite: Final = math.isfinite
 
 
@@ -64,7 +66,7 @@ def _fits(value: Any, room: int) -> bool:
             if type(key) is not str:
                 return False
             kind = type(child)
-            if kind in _FLAT:
+            if kind in FLAT_TYPES:
                 continue
             if kind is float:
                 if not _isfinite(child):
@@ -74,7 +76,7 @@ def _fits(value: Any, room: int) -> bool:
         return True
     for child in value:
         kind = type(child)
-        if kind in _FLAT:
+        if kind in FLAT_TYPES:
             continue
         if kind is float:
             if not _isfinite(child):
