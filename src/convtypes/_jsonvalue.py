@@ -62,19 +62,13 @@ def _fits(value: Any, room: int) -> bool:
         return False
     room -= 1
     if type(value) is dict:
-        for key, child in value.items():
+        for key in value:
             if type(key) is not str:
                 return False
-            kind = type(child)
-            if kind in FLAT_TYPES:
-                continue
-            if kind is float:
-                if not _isfinite(child):
-                    return False
-            elif (kind is not dict and kind is not list) or not _fits(child, room):
-                return False
-        return True
-    for child in value:
+        children: Any = value.values()
+    else:
+        children = value
+    for child in children:
         kind = type(child)
         if kind in FLAT_TYPES:
             continue

@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ._content import (
+    CONTENT_BLOCK_TYPES,
     U32_MAX,
     AudioBase64Block,
     AudioPathBlock,
@@ -30,6 +31,7 @@ from ._content import (
     VideoUrlBlock,
 )
 from ._messages import (
+    MESSAGE_TYPES,
     AssistantMessage,
     JsonValue,
     Message,
@@ -216,26 +218,9 @@ def _register() -> None:
     the package declares, so users need no import: ``st.from_type(ToolCall)``
     just works once convtypes is installed.
     """
-    for kind in (
-        TextBlock,
-        ImageBase64Block,
-        ImageUrlBlock,
-        VideoPathBlock,
-        VideoUrlBlock,
-        VideoBase64Block,
-        AudioPathBlock,
-        AudioUrlBlock,
-        AudioBase64Block,
-    ):
+    for kind in CONTENT_BLOCK_TYPES:
         st.register_type_strategy(kind, content_blocks(kinds=(kind,)))
-    for role in (
-        SystemMessage,
-        UserMessage,
-        UserMultimodalMessage,
-        AssistantMessage,
-        ToolResultMessage,
-        ProviderOutputItemsMessage,
-    ):
+    for role in MESSAGE_TYPES:
         st.register_type_strategy(role, messages(roles=(role,)))
     st.register_type_strategy(ToolCall, tool_calls())
     st.register_type_strategy(ThinkingBlock, thinking_blocks())
