@@ -277,6 +277,17 @@ def _decode_error(exc: BaseException, data: bytes | bytearray | memoryview | str
         return WireError(
             f"expected JSON nested at most {MAX_DEPTH} levels deep", found[1], found[0]
         )
+    if isinstance(exc, UnicodeDecodeError):
+        # Older msgspec reports invalid UTF-8 this way; newer as a DecodeError.
+        raw = _as_bytes(data)
+        offset = 0
+        if raw is not None:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                offset = bad.start
+        path = _path_at(raw, offset) if raw is not None else "$"
+        return WireError("expected UTF-8 text, found an invalid byte", path, offset)
     if isinstance(exc, UnicodeError):
         return WireError("expected text encodable as UTF-8 (a lone surrogate?)", "$")
     if not isinstance(exc, (msgspec.ValidationError, msgspec.DecodeError)):
