@@ -239,7 +239,11 @@ def _check_document(
         return [Finding(name, line, column, err.path, "error", err.reason)]
     totals.messages += len(value) if isinstance(value, list) else 1
     findings: list[Finding] = []
-    repeated = find_repeated_key(doc.data) if canonical or strict else None
+    # A repeated key always makes the re-encoding differ, so a document that
+    # re-encodes to its own bytes needs no search for one (the costly part).
+    written = encode(value) if canonical or strict else doc.data
+    differs = written != doc.data
+    repeated = find_repeated_key(doc.data) if strict or differs else None
     if strict and repeated is not None:
         line, column = _position(doc, repeated[0])
         findings.append(Finding(name, line, column, repeated[1], "repeated-key", "key is repeated"))
@@ -247,23 +251,21 @@ def _check_document(
         for path, message in _kept_unknowns(value, []):
             line, column = _position(doc, offset_of(doc.data, path))
             findings.append(Finding(name, line, column, path, "unknown-field", message))
-    if canonical or strict:
-        written = encode(value)
-        if written != doc.data:
-            old, new = msgspec.json.decode(doc.data), msgspec.json.decode(written)
-            found = list(_differences(old, new, value, []))
-            if not found and canonical:
-                if repeated is not None:
-                    message = "a re-save keeps only the last value of this repeated key"
-                    found = [(repeated[1], "canonical", message)]
-                else:
-                    found = [("$", "canonical", "formatting would change (white space or escapes)")]
-            for path, kind, message in found:
-                if kind == "canonical" and not canonical:
-                    continue
-                offset = repeated[0] if repeated and path == repeated[1] else None
-                line, column = _position(doc, offset or offset_of(doc.data, path))
-                findings.append(Finding(name, line, column, path, kind, message))
+    if differs:
+        old, new = msgspec.json.decode(doc.data), msgspec.json.decode(written)
+        found = list(_differences(old, new, value, []))
+        if not found and canonical:
+            if repeated is not None:
+                message = "a re-save keeps only the last value of this repeated key"
+                found = [(repeated[1], "canonical", message)]
+            else:
+                found = [("$", "canonical", "formatting would change (white space or escapes)")]
+        for path, kind, message in found:
+            if kind == "canonical" and not canonical:
+                continue
+            offset = repeated[0] if repeated and path == repeated[1] else None
+            line, column = _position(doc, offset or offset_of(doc.data, path))
+            findings.append(Finding(name, line, column, path, kind, message))
     for finding in findings:
         if finding.kind == "canonical" or (finding.kind == "unknown-field" and not strict):
             totals.changes += 1
