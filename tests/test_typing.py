@@ -28,6 +28,13 @@ def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _mypy_without(tmp_path: Path, case: str) -> subprocess.CompletedProcess[str]:
+    """Run mypy on the consumer code with one ``case`` arm removed."""
+    changed = SOURCE.replace(case, "")
+    assert changed != SOURCE, "the case to remove is not in typing_exhaustive.py"
+    return _mypy(tmp_path, changed)
+
+
 @pytest.mark.slow
 def test_exhaustive_match_type_checks(tmp_path: Path) -> None:
     result = _mypy(tmp_path, SOURCE)
@@ -36,13 +43,11 @@ def test_exhaustive_match_type_checks(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_match_missing_a_role_fails_to_type_check(tmp_path: Path) -> None:
-    partial = SOURCE.replace(
+    result = _mypy_without(
+        tmp_path,
         "        case ProviderOutputItemsMessage(protocol=protocol):\n"
         '            return f"items for {protocol}"\n',
-        "",
     )
-    assert partial != SOURCE
-    result = _mypy(tmp_path, partial)
     assert result.returncode == 1
     assert "ProviderOutputItemsMessage" in result.stdout
     assert "assert_never" in result.stdout
@@ -71,12 +76,10 @@ def test_match_runs_for_every_role() -> None:
 def test_lenient_match_must_handle_unknown_messages(tmp_path: Path) -> None:
     # Passing a LenientMessage where a Message is expected is a type error:
     # the unknown case cannot be forgotten.
-    careless = SOURCE.replace(
+    result = _mypy_without(
+        tmp_path,
         "        case UnknownMessage(role=role):\n"
         '            return f"unknown role {role}: kept, never shown to a model"\n',
-        "",
     )
-    assert careless != SOURCE
-    result = _mypy(tmp_path, careless)
     assert result.returncode == 1
     assert "UnknownMessage" in result.stdout

@@ -171,12 +171,12 @@ def conversations(draw: st.DrawFn, max_exchanges: int = 4) -> list[Message]:
     from ._conversation import positional_call_id
 
     signed = draw(st.booleans())
-    messages: list[Message] = []
+    turns: list[Message] = []
     if draw(st.booleans()):
-        messages.append(SystemMessage(content=draw(texts())))
+        turns.append(SystemMessage(content=draw(texts())))
     serial = 0
     for _ in range(draw(st.integers(1, max_exchanges))):
-        messages.append(draw(messages_of((UserMessage, UserMultimodalMessage))))
+        turns.append(draw(messages(roles=(UserMessage, UserMultimodalMessage))))
         for _ in range(draw(st.integers(0, 2))):
             calls = []
             for _ in range(draw(st.integers(1, 3))):
@@ -191,24 +191,19 @@ def conversations(draw: st.DrawFn, max_exchanges: int = 4) -> list[Message]:
                 if signed
                 else ()
             )
-            messages.append(
+            turns.append(
                 AssistantMessage(content=draw(texts()), tool_calls=tuple(calls), thinking=thinking)
             )
             for position, call in enumerate(calls):
-                messages.append(
+                turns.append(
                     ToolResultMessage(
                         tool_use_id=call.id or positional_call_id(position),
                         content=draw(texts()),
                         provenance=draw(provenances()),
                     )
                 )
-        messages.append(AssistantMessage(content=draw(texts())))
-    return messages
-
-
-def messages_of(roles: tuple[type[Any], ...]) -> st.SearchStrategy[Message]:
-    """Messages of the given classes only."""
-    return messages(roles=roles)
+        turns.append(AssistantMessage(content=draw(texts())))
+    return turns
 
 
 def _register() -> None:
