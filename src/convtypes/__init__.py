@@ -33,7 +33,8 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._provenance import EXTERNAL_CLOSE, EXTERNAL_OPEN, Provenance, fence_external
+from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
+from ._provenance import Provenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._wire import (
     LenientContentBlock,

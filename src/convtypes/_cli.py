@@ -25,7 +25,7 @@ import msgspec
 from ._errors import WireError
 from ._locate import find_repeated_key, format_path, offset_of
 from ._messages import Message
-from ._provenance import fence_external
+from ._fence import fence_external
 from ._unknown import UnknownBlock, UnknownMessage
 from ._wire import decode_message, decode_messages, encode, unknown_fields
 
