@@ -200,11 +200,18 @@ def test_values_are_budgeted_for_a_transcript_everywhere() -> None:
 
 
 def test_a_million_levels_is_a_wire_error() -> None:
+    # A lone message is held to the 126 levels it has inside a transcript,
+    # however deep the document goes: the error names the first level over,
+    # as for the 200-level document above.
     deep = b'{"role":"provider_output_items","protocol":"p","items":' + b"[" * 1_000_000
     with pytest.raises(ct.WireError) as info:
         ct.decode_message(deep + b"]" * 1_000_000 + b"}")
     assert "127 levels" in info.value.reason
-    assert info.value.path == "$.items" + "[0]" * 126
+    assert info.value.path == "$.items" + "[0]" * 125
+    # In a transcript the limit is the reference's own: the 128th level.
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_messages(b"[" + deep + b"]" * 1_000_000 + b"}]")
+    assert info.value.path == "$[0].items" + "[0]" * 125
 
 
 def test_unknown_type_is_a_type_error() -> None:

@@ -33,9 +33,9 @@ def test_legacy_transcript_loads_and_resaves_identically(case: Case) -> None:
 @given(cst.transcripts())
 def test_old_fields_only_write_no_newer_key(messages: list[ct.Message]) -> None:
     old_style = [
-        msgspec.structs.replace(m, thinking=())
+        ct.replace(m, thinking=())
         if isinstance(m, ct.AssistantMessage)
-        else msgspec.structs.replace(m, provenance=ct.Provenance.INTERNAL)
+        else ct.replace(m, provenance=ct.Provenance.INTERNAL)
         if isinstance(m, ct.ToolResultMessage)
         else m
         for m in messages

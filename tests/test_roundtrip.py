@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -92,6 +91,6 @@ def test_values_are_frozen() -> None:
     with pytest.raises(AttributeError):
         setattr(message, "content", "changed")  # noqa: B010 - bypass the static check on purpose
 
-    changed = msgspec.structs.replace(message, content="changed")
+    changed = ct.replace(message, content="changed")
     assert changed == ct.UserMessage(content="changed")
     assert message.content == "hi"

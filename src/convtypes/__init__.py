@@ -1,12 +1,23 @@
 """convtypes: the wire form of an LLM conversation.
 
 Messages, content blocks, tool calls and thinking blocks as frozen msgspec
-Structs that read and write the same JSON bytes as the reference crate; the
-provenance mark for untrusted tool output and the fence that shows it in a
-prompt; and one codec whose every failure is a :class:`WireError` with a JSON
-path.
+Structs that read and write the same JSON bytes as the reference crate and
+are checked when built; the provenance mark for untrusted tool output and the
+fence that shows it in a prompt; and one codec whose every failure is a
+:class:`WireError` with a JSON path.
 """
 
+from ._codec import (
+    LenientContentBlock,
+    LenientMessage,
+    decode,
+    decode_lenient_message,
+    decode_lenient_messages,
+    decode_message,
+    decode_messages,
+    encode,
+    unknown_fields,
+)
 from ._content import (
     AudioBase64Block,
     AudioPathBlock,
@@ -20,8 +31,9 @@ from ._content import (
     VideoUrlBlock,
 )
 from ._conversation import Problem, check_conversation, positional_call_id
-from ._errors import WireError
-from ._jsonvalue import MAX_DEPTH, JsonValue
+from ._errors import MAX_DEPTH, WireError
+from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
+from ._jsonvalue import JsonValue
 from ._messages import (
     AssistantMessage,
     Message,
@@ -33,20 +45,9 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
 from ._provenance import Provenance
+from ._replace import replace
 from ._unknown import UnknownBlock, UnknownMessage
-from ._wire import (
-    LenientContentBlock,
-    LenientMessage,
-    decode,
-    decode_lenient_message,
-    decode_lenient_messages,
-    decode_message,
-    decode_messages,
-    encode,
-    unknown_fields,
-)
 
 __version__ = "0.1.0"
 
@@ -90,5 +91,6 @@ __all__ = [
     "encode",
     "fence_external",
     "positional_call_id",
+    "replace",
     "unknown_fields",
 ]

@@ -22,12 +22,13 @@ from typing import IO, Any
 
 import msgspec
 
+from ._codec import decode_message, decode_messages, encode, unknown_fields
 from ._errors import WireError
+from ._fence import fence_external
+from ._jsonvalue import DecodedJson
 from ._locate import find_repeated_key, format_path, offset_of
 from ._messages import Message
-from ._fence import fence_external
 from ._unknown import UnknownBlock, UnknownMessage
-from ._wire import decode_message, decode_messages, encode, unknown_fields
 
 __all__ = ["main"]
 
@@ -339,12 +340,28 @@ def transcript_schema() -> dict[str, Any]:
     # careful path; on the wire, unknown fields are allowed and ignored.
     for definition in schema.get("$defs", {}).values():
         definition.pop("additionalProperties", None)
+    # Likewise the shallow JSON type of arguments and items only routes deep
+    # values to the careful path: on the wire they are any JSON, which a
+    # schema says by saying nothing.
+    _drop_subschema(schema, msgspec.json.schema(DecodedJson))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "convtypes transcript",
         "description": "A JSON array of messages, in the reference's wire form.",
         **schema,
     }
+
+
+def _drop_subschema(node: Any, old: Any) -> None:
+    """Remove, in place, every key of ``node`` whose subschema equals ``old``."""
+    if isinstance(node, dict):
+        for key in [key for key, child in node.items() if child == old]:
+            del node[key]
+        for child in node.values():
+            _drop_subschema(child, old)
+    elif isinstance(node, list):
+        for child in node:
+            _drop_subschema(child, old)
 
 
 def transcript_schema_text() -> str:

@@ -1,6 +1,7 @@
 """Content blocks: the pieces of a multimodal user turn, tagged on ``"type"``.
 
-Each block is a frozen msgspec Struct. The field order is the wire order.
+Each block is a frozen msgspec Struct, built with keywords only. The field
+order is the wire order.
 Optional numbers (``fps``, ``max_frames``, ``sample_rate``) are left off the
 wire when ``None``; ``ImageUrlBlock.detail`` is always written, as the
 reference writes it.
@@ -10,12 +11,16 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Annotated, Final, Union, get_args
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Final, Union, get_args
 
 from msgspec import Meta, Struct
 from msgspec.structs import force_setattr
 
 from ._errors import WireError
+from ._value import Check, ValueMeta, as_text
+
+Checks = Mapping[str, Check]
 
 __all__ = [
     "U32_MAX",
@@ -34,8 +39,8 @@ __all__ = [
 U32_MAX: Final = 2**32 - 1
 """The largest ``max_frames`` or ``sample_rate``: the reference stores a u32."""
 
-# msgspec checks these bounds while decoding, in C; __post_init__ checks the
-# same bounds for values built in Python, which msgspec does not validate.
+# msgspec checks these bounds while decoding, in C; the construction checks
+# below hold values built in Python to the same bounds.
 U32 = Annotated[int, Meta(ge=0, le=U32_MAX)]
 
 _F32 = struct.Struct("<f")
@@ -76,22 +81,45 @@ def _round_to_f32(value: float) -> float:
     return single  # pragma: no cover - nine digits always round-trip an f32
 
 
-def _check_u32(value: object, name: str) -> None:
+def _as_fps(value: Any, name: str) -> float | None:
+    """Check an ``fps`` field: a finite number, held at f32 precision."""
+    if value is None:
+        return None
+    if type(value) is not float:
+        if type(value) is bool or not isinstance(value, (int, float)):
+            raise WireError(f"expected a number, got {type(value).__name__}", f"$.{name}")
+        value = float(value)
+    exact = _round_to_f32(value)
+    return exact if exact != value else value
+
+
+def _as_u32(value: Any, name: str) -> int | None:
+    """Check a ``max_frames`` or ``sample_rate`` field: ``None`` or a u32."""
+    if value is None:
+        return None
     # bool is an int subclass but would be written as true/false.
-    if value is not None and (type(value) is not int or not 0 <= value <= U32_MAX):
-        raise WireError(f"expected an integer in 0..{U32_MAX}, got {value!r}", f"$.{name}")
+    if type(value) is not int and isinstance(value, int) and type(value) is not bool:
+        value = int(value)
+    if type(value) is not int or not 0 <= value <= U32_MAX:
+        shown = repr(value) if isinstance(value, (int, float)) else type(value).__name__
+        raise WireError(f"expected an integer in 0..{U32_MAX}, got {shown}", f"$.{name}")
+    return value
 
 
 # Struct options shared by every block, chosen for speed without touching the
-# wire: frozen values are immutable and hashable when their fields are;
+# wire: frozen values are immutable, and hashable when their fields are;
 # gc=False because a block only holds strings and numbers, so it can never be
 # part of a reference cycle and the collector need not track it; kw_only so
-# that required fields may follow defaulted ones in wire order, and so that
-# call sites name every field. forbid_unknown_fields does not refuse anything
-# in the end: it sends a document with unknown fields down the careful path
-# in _lenient.py, so the common document pays nothing to find out.
+# that required fields may follow defaulted ones in wire order, so that a
+# field added later cannot shift anyone's arguments, and so that call sites
+# name every field (msgspec applies kw_only to the fields of the class that
+# says so, hence it is repeated on every class). forbid_unknown_fields does
+# not refuse anything in the end: it sends a document with unknown fields
+# down the careful path in _careful.py, so the common document pays nothing
+# to find out.
 class _Block(
     Struct,
+    metaclass=ValueMeta,
     frozen=True,
     kw_only=True,
     gc=False,
@@ -110,43 +138,55 @@ class _Block(
         return False
 
 
-class TextBlock(_Block, frozen=True, tag="text"):
+class TextBlock(_Block, frozen=True, kw_only=True, tag="text"):
     """Plain text."""
 
     text: str
 
+    _checks: ClassVar[Checks] = {"text": as_text}
 
-class ImageBase64Block(_Block, frozen=True, tag="image_base64"):
+
+class ImageBase64Block(_Block, frozen=True, kw_only=True, tag="image_base64"):
     """An image sent inline as base64."""
 
     data: str
     media_type: str
     """A MIME type such as ``image/png``."""
 
+    _checks: ClassVar[Checks] = {"data": as_text, "media_type": as_text}
+
 
 # omit_defaults is off here: the reference always writes ``detail``, and
 # msgspec would otherwise leave out a ``detail`` that is the default object.
-class ImageUrlBlock(_Block, frozen=True, tag="image_url", omit_defaults=False):
+class ImageUrlBlock(_Block, frozen=True, kw_only=True, tag="image_url", omit_defaults=False):
     """An image the provider fetches by URL."""
 
     url: str
     detail: str = "auto"
     """How closely the provider should look: ``auto``, ``low`` or ``high``."""
 
+    _checks: ClassVar[Checks] = {"url": as_text, "detail": as_text}
 
-class _Video(_Block, frozen=True):
+
+class _Video(_Block, frozen=True, kw_only=True):
+    _checks: ClassVar[Checks] = {"fps": _as_fps, "max_frames": _as_u32}
+
     def is_video(self) -> bool:
         return True
 
-    def _check_video(self, fps: float | None, max_frames: int | None) -> None:
-        if fps is not None:
+    def __post_init__(self) -> None:
+        # Runs for decoded values too: the reference holds fps as an f32, so
+        # a decoded fps is rounded to what the reference would write. For a
+        # value built in Python, the checks of ValueMeta run after this one,
+        # so a value of the wrong type is left for them to report.
+        fps = getattr(self, "fps", None)
+        if type(fps) is float:
             exact = _round_to_f32(fps)
-            if exact != fps or type(fps) is not float:
+            if exact != fps:
                 force_setattr(self, "fps", exact)
-        _check_u32(max_frames, "max_frames")
 
 
-class VideoPathBlock(_Video, frozen=True, tag="video_path"):
+class VideoPathBlock(_Video, frozen=True, kw_only=True, tag="video_path"):
     """A video file on the local filesystem.
 
     ``fps`` asks the backend to sample that many frames a second, and
@@ -158,22 +198,20 @@ class VideoPathBlock(_Video, frozen=True, tag="video_path"):
     fps: float | None = None
     max_frames: U32 | None = None
 
-    def __post_init__(self) -> None:
-        self._check_video(self.fps, self.max_frames)
+    _checks: ClassVar[Checks] = {"path": as_text}
 
 
-class VideoUrlBlock(_Video, frozen=True, tag="video_url"):
+class VideoUrlBlock(_Video, frozen=True, kw_only=True, tag="video_url"):
     """A video fetched over HTTP(S); ``fps`` and ``max_frames`` as for a path."""
 
     url: str
     fps: float | None = None
     max_frames: U32 | None = None
 
-    def __post_init__(self) -> None:
-        self._check_video(self.fps, self.max_frames)
+    _checks: ClassVar[Checks] = {"url": as_text}
 
 
-class VideoBase64Block(_Video, frozen=True, tag="video_base64"):
+class VideoBase64Block(_Video, frozen=True, kw_only=True, tag="video_base64"):
     """A video sent inline as base64; costly, so prefer a path or URL."""
 
     data: str
@@ -181,16 +219,17 @@ class VideoBase64Block(_Video, frozen=True, tag="video_base64"):
     fps: float | None = None
     max_frames: U32 | None = None
 
-    def __post_init__(self) -> None:
-        self._check_video(self.fps, self.max_frames)
+    _checks: ClassVar[Checks] = {"data": as_text, "media_type": as_text}
 
 
-class _Audio(_Block, frozen=True):
+class _Audio(_Block, frozen=True, kw_only=True):
+    _checks: ClassVar[Checks] = {"sample_rate": _as_u32}
+
     def is_audio(self) -> bool:
         return True
 
 
-class AudioPathBlock(_Audio, frozen=True, tag="audio_path"):
+class AudioPathBlock(_Audio, frozen=True, kw_only=True, tag="audio_path"):
     """An audio file on the local filesystem.
 
     ``sample_rate`` is a hint in Hz; most backends resample anyway.
@@ -199,29 +238,26 @@ class AudioPathBlock(_Audio, frozen=True, tag="audio_path"):
     path: str
     sample_rate: U32 | None = None
 
-    def __post_init__(self) -> None:
-        _check_u32(self.sample_rate, "sample_rate")
+    _checks: ClassVar[Checks] = {"path": as_text}
 
 
-class AudioUrlBlock(_Audio, frozen=True, tag="audio_url"):
+class AudioUrlBlock(_Audio, frozen=True, kw_only=True, tag="audio_url"):
     """Audio fetched over HTTP(S)."""
 
     url: str
     sample_rate: U32 | None = None
 
-    def __post_init__(self) -> None:
-        _check_u32(self.sample_rate, "sample_rate")
+    _checks: ClassVar[Checks] = {"url": as_text}
 
 
-class AudioBase64Block(_Audio, frozen=True, tag="audio_base64"):
+class AudioBase64Block(_Audio, frozen=True, kw_only=True, tag="audio_base64"):
     """Audio sent inline as base64."""
 
     data: str
     media_type: str
     sample_rate: U32 | None = None
 
-    def __post_init__(self) -> None:
-        _check_u32(self.sample_rate, "sample_rate")
+    _checks: ClassVar[Checks] = {"data": as_text, "media_type": as_text}
 
 
 ContentBlock = Union[

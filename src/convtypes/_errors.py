@@ -1,13 +1,28 @@
 """The one exception convtypes raises for data it cannot read or write.
 
-It lives in its own module because both sides need it: the value types raise
-it when constructed with numbers the wire cannot carry, and the codec raises it
-for every document it refuses.
+The value types raise it when built with a field the wire cannot carry, and
+every decoder raises it for a document it refuses. This module also turns
+msgspec's errors into it, so that every reader of bytes (the fast codec and
+the careful path alike) reports the same words and the same JSON path.
 """
 
 from __future__ import annotations
 
-__all__ = ["WireError"]
+import re
+from collections.abc import Mapping
+from typing import Final
+
+import msgspec
+
+from ._locate import find_excess_depth, path_at
+
+__all__ = ["MAX_DEPTH", "WireError", "explain_validation", "from_msgspec", "too_deep"]
+
+MAX_DEPTH: Final = 127
+"""The deepest nesting of arrays and objects a document may have.
+
+The reference reads JSON with serde_json, which refuses the 128th level.
+"""
 
 
 class WireError(ValueError):
@@ -58,3 +73,141 @@ class WireError(ValueError):
     ) -> tuple[type[WireError], tuple[str, str, int | None, int | None, int | None]]:
         # Keep every attribute when the error crosses a process boundary.
         return (type(self), (self.reason, self.path, self.offset, self.line, self.column))
+
+
+def too_deep(path: str = "$", offset: int | None = None) -> WireError:
+    """The error for nesting past :data:`MAX_DEPTH`."""
+    return WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", path, offset)
+
+
+Tags = Mapping[str, tuple[str, ...]]
+"""Known tag values by tag field (``"role"``, ``"type"``), for error messages."""
+
+# msgspec phrases its errors as "<what> - at `<path>`".
+_MSGSPEC_ERROR = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
+# A \\uD800-\\uDBFF escape not followed by a low half, or a lone low half.
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+_BYTE_OFFSET = re.compile(r"\s*\(byte (\d+)\)$")
+_OWN_PATH = re.compile(r"^(?P<what>.*) at \$(?P<rest>.*)$", re.DOTALL)
+# The u32 fields, and their range, as the reference stores them.
+_U32_FIELDS: Final = (".max_frames", ".sample_rate")
+_U32_MAX: Final = 2**32 - 1
+
+
+def from_msgspec(
+    exc: BaseException, data: bytes | bytearray | memoryview | str, tags: Tags
+) -> WireError:
+    """Turn whatever msgspec raised reading ``data`` into a WireError with a JSON path.
+
+    ``tags`` lists the known tag values, to say what a bad tag should be.
+    """
+    if isinstance(exc, WireError):
+        return exc
+    if isinstance(exc, RecursionError):
+        raw = _as_bytes(data)
+        try:
+            found = find_excess_depth(raw, MAX_DEPTH) if raw is not None else None
+        except Exception:  # pragma: no cover - see _path_at
+            found = None
+        return too_deep() if found is None else too_deep(found[1], found[0])
+    if isinstance(exc, UnicodeDecodeError):
+        # Older msgspec reports invalid UTF-8 this way; newer as a DecodeError.
+        raw = _as_bytes(data)
+        offset = 0
+        if raw is not None:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                offset = bad.start
+        path = _path_at(raw, offset) if raw is not None else "$"
+        return WireError("expected UTF-8 text, found an invalid byte", path, offset)
+    if isinstance(exc, UnicodeError):
+        return WireError("expected text encodable as UTF-8 (a lone surrogate?)", "$")
+    if not isinstance(exc, (msgspec.ValidationError, msgspec.DecodeError)):
+        return WireError(f"unreadable document: {exc}", "$")
+    text = str(exc)
+    match = _MSGSPEC_ERROR.match(text)
+    assert match is not None  # the pattern matches any string
+    what, path = match["what"], match["path"] or "$"
+    if isinstance(exc, msgspec.ValidationError):
+        return WireError(*explain_validation(what, path, tags))
+    # A syntax error: msgspec gives a byte offset; name the JSON path there.
+    offset_match = _BYTE_OFFSET.search(what)
+    raw = _as_bytes(data)
+    if offset_match:
+        offset = int(offset_match[1])
+        what = what[: offset_match.start()]
+    else:
+        offset = len(raw) if raw is not None else 0
+    if raw is not None and raw.startswith(b"\xef\xbb\xbf"):
+        return WireError("expected JSON, found a UTF-8 byte-order mark", "$", 0)
+    lone = _LONE_SURROGATE.search(raw) if raw is not None else None
+    surrogate_errors = (
+        "Input data was truncated",
+        "JSON is malformed: invalid utf-16 surrogate pair",
+    )
+    if lone and what in surrogate_errors:
+        offset = lone.start()
+        what = "expected a valid string, found a lone surrogate escape"
+    elif what == "Invalid UTF-8 encoded string" and raw is not None:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            offset = bad.start
+        what = "expected UTF-8 text, found an invalid byte"
+    elif what == "Input data was truncated":
+        what = "expected more JSON: the document ends early"
+    else:
+        what = "malformed JSON: " + what.removeprefix("JSON is malformed: ")
+    # Trailing data follows a complete document: it belongs to no path inside.
+    inside = raw is not None and "trailing characters" not in what
+    path = _path_at(raw, offset) if inside and raw is not None else "$"
+    return WireError(what, path, offset)
+
+
+def _path_at(raw: bytes, offset: int) -> str:
+    # The locator is a second reader of hostile bytes; if it ever fails, the
+    # error still leaves as a WireError, only with a coarser path.
+    try:
+        return path_at(raw, offset)
+    except Exception:  # pragma: no cover - a defect in the locator, not in the input
+        return "$"
+
+
+def explain_validation(what: str, path: str, tags: Tags) -> tuple[str, str]:
+    """Reword one msgspec validation message (``what``, at ``path``) as (reason, path)."""
+    own = _OWN_PATH.match(what)
+    if own:
+        # Raised by a value type's own check, with a path relative to it.
+        return own["what"], path + own["rest"]
+    what = what.replace("`", "")
+    if what.startswith(("Expected int >= 0", "Expected int <= ")) and path.endswith(_U32_FIELDS):
+        side = "negative" if ">=" in what else "too large"
+        what = f"expected an integer in 0..{_U32_MAX}, got one {side}"
+    elif what.startswith("Expected "):
+        what = "expected " + what[len("Expected ") :]
+    elif what.startswith("Object missing required field "):
+        what = "missing required field '" + what[len("Object missing required field ") :] + "'"
+    elif what.startswith("Invalid enum value "):
+        what = f"expected 'internal' or 'external', got {what[len('Invalid enum value ') :]}"
+    elif what.startswith("Invalid value ") and path.rsplit(".", 1)[-1] in tags:
+        field = path.rsplit(".", 1)[-1]
+        choices = ", ".join(f"'{tag}'" for tag in tags[field])
+        what = f"expected {field} to be one of {choices}, got {what[len('Invalid value ') :]}"
+    elif what == "Number out of range":
+        what = "expected a number within the range of a 64-bit float"
+    else:
+        what = what[:1].lower() + what[1:]
+    return what, path
+
+
+def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes | None:
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return bytes(data)

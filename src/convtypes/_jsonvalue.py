@@ -1,45 +1,71 @@
 """Free-form JSON inside a message: tool-call arguments and provider items.
 
 These are the only places a document can nest without bound, hold a float,
-or hold a value Python can build but JSON cannot carry. A value built in
-Python or decoded by msgspec is checked whole in ``__post_init__``, by one
-tight recursive walk over its containers.
+or hold a value Python can build but JSON cannot carry.
 
-Every value is budgeted for the deepest place it can stand in a transcript,
-so that any value convtypes holds can be written into any document, and
-encoding needs no walk of its own.
+- Decoding never walks them. The value types declare these fields with
+  :data:`DecodedJson`, a JSON type that msgspec checks in C and that stops
+  after :data:`FAST_DEPTH` levels of nesting. A deeper value (rare, and
+  still legal up to the reference's limit) makes the fast decoder stop, and
+  the codec takes its careful path, which first checks the nesting on the
+  bytes. So msgspec never recurses more than a few levels on the fast path,
+  whatever the input.
+- A value built in Python is walked once, when it is built
+  (:func:`check_json`): JSON types only, finite floats, string keys, and
+  nesting within the budget of the deepest place it can stand in a
+  transcript, so that any value convtypes holds can be written into any
+  document and encoding needs no walk of its own.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Union
 
-from ._errors import WireError
+from ._errors import MAX_DEPTH, WireError
 from ._locate import format_path
 
 __all__ = [
     "ARGUMENTS_DEPTH",
+    "FAST_DEPTH",
     "FLAT_TYPES",
     "ITEMS_DEPTH",
     "MAX_DEPTH",
+    "DecodedJson",
     "JsonValue",
+    "as_json_array",
+    "as_json_object",
     "check_json",
     "explain_values",
 ]
 
+FAST_DEPTH: Final = 6
+"""Levels of arrays and objects a free-form value may open on the fast decode path.
+
+Deeper values are decoded on the careful path. Six covers the arguments and
+provider items seen in practice; each further level doubles the size of the
+type msgspec compiles at import.
+"""
+
+
+def _nested_json(levels: int) -> Any:
+    """A JSON type that admits at most ``levels`` levels of arrays and objects."""
+    kind: Any = Union[None, bool, int, float, str]
+    for _ in range(levels):
+        kind = Union[None, bool, int, float, str, list[kind], dict[str, kind]]
+    return kind
+
+
 if TYPE_CHECKING:
     JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
+    DecodedJson = JsonValue
 else:
-    # msgspec cannot resolve a recursive alias; at run time any JSON value is
-    # accepted here and the codec checks the rest.
+    # msgspec cannot resolve a recursive alias. Public annotations get Any;
+    # the value types' fields get the bounded type (see the module doc).
     JsonValue = Any
+    DecodedJson = _nested_json(FAST_DEPTH)
 
-MAX_DEPTH: Final = 127
-"""The deepest nesting of arrays and objects a document may have.
-
-The reference reads JSON with serde_json, which refuses the 128th level.
-"""
 
 # In a transcript the arguments object opens the fifth level (array, message,
 # tool_calls, call, arguments) and the items array the third (array, message,
@@ -83,14 +109,9 @@ def _fits(value: Any, room: int) -> bool:
 def check_json(values: Any, room: int, field: str) -> None:
     """Check one value's arguments (a dict) or items (a tuple) as it is built.
 
-    Runs for decoded values too (msgspec calls ``__post_init__``). ``room``
-    is how many levels may open inside the arguments object or items array.
+    ``room`` is how many levels may open inside the arguments object or
+    items array; ``field`` names it in the error.
     """
-    kind = type(values)
-    wanted = dict if field == "arguments" else tuple
-    if kind is not wanted:
-        got = kind.__name__
-        raise WireError(f"expected a {wanted.__name__}, got {got}", format_path([field]))
     if _fits(values, room + 1):
         return
     problem = explain_values(values, room, [field])
@@ -101,7 +122,7 @@ def check_json(values: Any, room: int, field: str) -> None:
 def explain_values(root: Any, room: int, where: list[str | int]) -> WireError | None:
     """The first problem inside one root container, with its path, if any.
 
-    Slow and exact; used only after :func:`check_values` found a problem.
+    Slow and exact; used only after :func:`check_json` found a problem.
     """
     kind = type(root)
     children: Any = root.items() if kind is dict else enumerate(root)
@@ -127,3 +148,36 @@ def _explain(value: Any, room: int, where: list[str | int]) -> WireError | None:
             )
         return explain_values(value, room - 1, where)
     return None
+
+
+def as_json_object(room: int) -> Callable[[Any, str], dict[str, Any]]:
+    """A field check for a JSON object with ``room`` levels inside it."""
+
+    def check(value: Any, name: str) -> dict[str, Any]:
+        if type(value) is not dict:
+            if not isinstance(value, dict):
+                raise WireError(f"expected a dict, got {type(value).__name__}", f"$.{name}")
+            value = dict(value)
+        check_json(value, room, name)
+        checked: dict[str, Any] = value
+        return checked
+
+    return check
+
+
+def as_json_array(room: int) -> Callable[[Any, str], tuple[Any, ...]]:
+    """A field check for a tuple of JSON values with ``room`` levels inside it.
+
+    A list is stored as a tuple; the values inside stay as they are.
+    """
+
+    def check(value: Any, name: str) -> tuple[Any, ...]:
+        if type(value) is not tuple:
+            if type(value) is not list:
+                got = type(value).__name__
+                raise WireError(f"expected a list or tuple, got {got}", f"$.{name}")
+            value = tuple(value)
+        check_json(value, room, name)
+        return value if value else ()
+
+    return check

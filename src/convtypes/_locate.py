@@ -49,13 +49,21 @@ def _string_end(data: bytes, start: int) -> int:
 
 
 def _key_text(raw: bytes) -> str:
+    """The text of the key spelled ``raw`` (a JSON string, its quotes included).
+
+    A document cut inside a key leaves ``raw`` without its closing quote; the
+    key is then read as far as it goes.
+    """
     import json
 
-    try:
-        key = json.loads(raw)
-    except ValueError:
-        return raw.decode("utf-8", "replace")
-    return key if isinstance(key, str) else str(key)
+    for attempt in (raw, raw + b'"'):
+        try:
+            key = json.loads(attempt)
+        except ValueError:
+            continue
+        if isinstance(key, str):
+            return key
+    return raw[1:].decode("utf-8", "replace").rstrip('"')
 
 
 def _walk(

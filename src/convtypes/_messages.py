@@ -1,19 +1,31 @@
 """Messages, tool calls and thinking blocks: a conversation's turns.
 
-``Message`` is a union of six frozen Structs tagged on ``"role"``. A consumer
-matches on the classes, and a type checker can prove such a ``match``
-handles every role.
+``Message`` is a union of six frozen Structs tagged on ``"role"``, built with
+keywords only. A consumer matches on the classes, and a type checker can
+prove such a ``match`` handles every role.
 """
 
 from __future__ import annotations
 
-from typing import Final, Union, get_args
+from collections.abc import Mapping
+from typing import ClassVar, Final, Union, get_args
 
 from msgspec import Struct, field
 
-from ._content import ContentBlock
-from ._jsonvalue import ARGUMENTS_DEPTH, FLAT_TYPES, ITEMS_DEPTH, JsonValue, check_json
-from ._provenance import Provenance
+from ._content import CONTENT_BLOCK_TYPES, ContentBlock
+from ._jsonvalue import (
+    ARGUMENTS_DEPTH,
+    ITEMS_DEPTH,
+    DecodedJson,
+    JsonValue,
+    as_json_array,
+    as_json_object,
+)
+from ._provenance import Provenance, as_provenance
+from ._unknown import UnknownBlock
+from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of
+
+Checks = Mapping[str, Check]
 
 __all__ = [
     "AssistantMessage",
@@ -44,37 +56,44 @@ def _no_tool_calls() -> tuple[ToolCall, ...]:
 
 
 class ToolCall(
-    Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, forbid_unknown_fields=True
+    Struct,
+    metaclass=ValueMeta,
+    frozen=True,
+    kw_only=True,
+    gc=False,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
 ):
     """A tool invocation the model asked for.
 
     ``id`` is the provider's correlation id (``call_…``, ``toolu_…``); when it
     is ``None`` a backend pairs calls with results by position instead.
     ``arguments`` is kept exactly as read: key order and big integers survive.
-    It is checked when the call is built or decoded (JSON types only,
-    finite floats, nesting within the reference's limit); change it by
-    building a new call, not by mutating the dict, or the check is bypassed.
+    A call built in Python has its arguments checked (JSON types only, finite
+    floats, nesting within the reference's limit); change them by building a
+    new call (see :func:`convtypes.replace`), not by mutating the dict, or the
+    check is bypassed.
     """
 
     id: str | None = None
     name: str
-    arguments: dict[str, JsonValue]
+    arguments: dict[str, DecodedJson]
 
-    def __post_init__(self) -> None:
-        arguments = self.arguments
-        if type(arguments) is dict:
-            # Most calls take a few strings and numbers; settle those here,
-            # without a further call (this runs for every decoded call).
-            for key, value in arguments.items():
-                if type(value) not in FLAT_TYPES or type(key) is not str:
-                    break
-            else:
-                return
-        check_json(arguments, ARGUMENTS_DEPTH, "arguments")
+    _checks: ClassVar[Checks] = {
+        "id": as_optional_text,
+        "name": as_text,
+        "arguments": as_json_object(ARGUMENTS_DEPTH),
+    }
 
 
 class ThinkingBlock(
-    Struct, frozen=True, kw_only=True, gc=False, omit_defaults=True, forbid_unknown_fields=True
+    Struct,
+    metaclass=ValueMeta,
+    frozen=True,
+    kw_only=True,
+    gc=False,
+    omit_defaults=True,
+    forbid_unknown_fields=True,
 ):
     """One block of extended thinking, kept so it can be replayed unchanged.
 
@@ -87,16 +106,25 @@ class ThinkingBlock(
     signature: str | None = None
     redacted_data: str | None = None
 
+    _checks: ClassVar[Checks] = {
+        "text": as_text,
+        "signature": as_optional_text,
+        "redacted_data": as_optional_text,
+    }
+
 
 # Every message shares these options: frozen for immutable values, kw_only so
-# wire order can put required fields after defaulted ones, omit_defaults so
-# optional fields add no bytes, and gc=False. Under the declared field types
+# wire order can put required fields after defaulted ones (repeated on each
+# class, since msgspec applies it to the fields the class itself declares),
+# omit_defaults so optional fields add no bytes, and gc=False. Under the
+# declared field types
 # nothing a message holds can refer back to a message (JSON values hold only
 # JSON values), so no reference cycle can pass through one; untracked, a long
 # transcript no longer makes every collection pass walk its messages.
 # forbid_unknown_fields: see _content.py; unknown fields are never refused.
 class _Message(
     Struct,
+    metaclass=ValueMeta,
     frozen=True,
     kw_only=True,
     gc=False,
@@ -107,25 +135,38 @@ class _Message(
     pass
 
 
-class SystemMessage(_Message, frozen=True, tag="system"):
+class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
     """The system prompt; it belongs once, at the start."""
 
     content: str
 
+    _checks: ClassVar[Checks] = {"content": as_text}
 
-class UserMessage(_Message, frozen=True, tag="user"):
+
+class UserMessage(_Message, frozen=True, kw_only=True, tag="user"):
     """A user turn made of text only."""
 
     content: str
 
+    _checks: ClassVar[Checks] = {"content": as_text}
 
-class UserMultimodalMessage(_Message, frozen=True, tag="user_multimodal"):
-    """A user turn of content blocks: text, images, video, audio."""
+
+class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multimodal"):
+    """A user turn of content blocks: text, images, video, audio.
+
+    Lenient decoding may also place an :class:`UnknownBlock` here, and one
+    may be built with it, so that a newer writer's turn survives a copy.
+    """
 
     content: tuple[ContentBlock, ...]
 
+    _checks: ClassVar[Checks] = {
+        "content": as_tuple_of((*CONTENT_BLOCK_TYPES, UnknownBlock), "a content block"),
+    }
+    _nested: ClassVar[tuple[str, ...]] = ("content",)
 
-class AssistantMessage(_Message, frozen=True, tag="assistant"):
+
+class AssistantMessage(_Message, frozen=True, kw_only=True, tag="assistant"):
     """A model turn: its text, the tools it called, and its thinking.
 
     ``content`` and ``tool_calls`` are always written; ``thinking`` only
@@ -137,33 +178,47 @@ class AssistantMessage(_Message, frozen=True, tag="assistant"):
     tool_calls: tuple[ToolCall, ...] = field(default_factory=_no_tool_calls)
     thinking: tuple[ThinkingBlock, ...] = ()
 
+    _checks: ClassVar[Checks] = {
+        "content": as_text,
+        "tool_calls": as_tuple_of((ToolCall,), "a ToolCall"),
+        "thinking": as_tuple_of((ThinkingBlock,), "a ThinkingBlock"),
+    }
+    _nested: ClassVar[tuple[str, ...]] = ("tool_calls", "thinking")
 
-class ToolResultMessage(_Message, frozen=True, tag="tool_result"):
+
+class ToolResultMessage(_Message, frozen=True, kw_only=True, tag="tool_result"):
     """What a tool returned, answering the call with id ``tool_use_id``.
 
     ``provenance`` says whether ``content`` came from outside the trust
-    boundary. It is written only when ``EXTERNAL``, and a stored result
-    without it reads as ``INTERNAL``.
+    boundary. It is written only when not ``INTERNAL``, and a stored result
+    without it reads as ``INTERNAL``. It may be given as a
+    :class:`Provenance` or as its wire string (``"external"``).
     """
 
     tool_use_id: str
     content: str
     provenance: Provenance = Provenance.INTERNAL
 
+    _checks: ClassVar[Checks] = {
+        "tool_use_id": as_text,
+        "content": as_text,
+        "provenance": as_provenance,
+    }
 
-class ProviderOutputItemsMessage(_Message, frozen=True, tag="provider_output_items"):
+
+class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provider_output_items"):
     """Opaque provider items that must go back to the provider verbatim.
 
     ``protocol`` names the format (``"openai-responses"``); a request builder
     for another provider should drop the message, since the items have no
-    portable meaning.
+    portable meaning. The items are checked when built in Python, as tool
+    arguments are.
     """
 
     protocol: str
-    items: tuple[JsonValue, ...]
+    items: tuple[DecodedJson, ...]
 
-    def __post_init__(self) -> None:
-        check_json(self.items, ITEMS_DEPTH, "items")
+    _checks: ClassVar[Checks] = {"protocol": as_text, "items": as_json_array(ITEMS_DEPTH)}
 
 
 Message = Union[

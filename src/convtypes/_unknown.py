@@ -10,20 +10,53 @@ one for a known variant, and a type checker asks for them in a ``match`` over
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
+
+import msgspec
+
+from ._errors import WireError
+from ._jsonvalue import ITEMS_DEPTH, MAX_DEPTH
+from ._nesting import excess_depth
+from ._value import known_tags
 
 __all__ = ["UnknownBlock", "UnknownMessage"]
+
+_DECODE_JSON = msgspec.json.Decoder()
+_ENCODE_JSON = msgspec.json.Encoder()
 
 
 class _Unknown:
     __slots__ = ("_raw", "_tag")
-    _tag_field = ""
+    _tag_field: ClassVar[str] = ""
+    # Levels a value's own object may open: the deepest place it can stand
+    # in a transcript leaves it this many.
+    _room: ClassVar[int] = MAX_DEPTH
     _tag: str
     _raw: bytes
 
-    def __init__(self, tag: str, raw: bytes) -> None:
+    def __init__(self, tag: Any, raw: Any) -> None:
+        field = self._tag_field
+        if type(tag) is not str:
+            raise WireError(f"expected str, got {type(tag).__name__}", f"$.{field}")
+        if tag in known_tags(field):
+            raise WireError(
+                f"expected a {field} this version does not know, got {tag!r}", f"$.{field}"
+            )
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise WireError(f"expected bytes, got {type(raw).__name__}", "$.raw")
+        raw = bytes(raw)
+        found = excess_depth(raw, self._room)
+        if found is not None:
+            raise WireError(f"expected JSON nested at most {MAX_DEPTH} levels deep", "$.raw")
+        try:
+            obj = _DECODE_JSON.decode(raw)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            raise WireError("expected a JSON object", "$.raw") from None
+        if type(obj) is not dict or obj.get(field) != tag:
+            raise WireError(f"expected a JSON object whose {field} is {tag!r}", "$.raw")
         object.__setattr__(self, "_tag", tag)
-        object.__setattr__(self, "_raw", bytes(raw))
+        # Held as lenient decoding writes it: compact, keys in their order.
+        object.__setattr__(self, "_raw", _ENCODE_JSON.encode(obj))
 
     @property
     def raw(self) -> bytes:
@@ -44,19 +77,39 @@ class _Unknown:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._tag_field}={self._tag!r}, raw={self._raw!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self._tag, self._raw))
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+
+def _rebuild(cls: type[_Unknown], tag: str, raw: bytes) -> _Unknown:
+    value = object.__new__(cls)
+    _Unknown.__init__(value, tag, raw)
+    return value
+
 
 class UnknownMessage(_Unknown):
     """A message whose ``role`` this version does not know.
 
-    Only lenient decoding makes one. ``role`` is the tag it carried and
-    ``raw`` its whole JSON object, which ``encode`` writes back unchanged. It
-    is never a user or assistant turn: a backend building a request should
-    drop it or refuse the transcript.
+    Lenient decoding makes one; ``UnknownMessage(role=..., raw=...)`` builds
+    one, checking that ``raw`` is a JSON object with that role and that the
+    role is not one this version knows. ``raw`` is kept compact, as lenient
+    decoding writes it, and ``encode`` writes it back unchanged. It is never
+    a user or assistant turn: a backend building a request should refuse it.
     """
 
     __slots__ = ()
-    __match_args__ = ("role", "raw")
+    __match_args__ = ()
     _tag_field = "role"
+    _room = MAX_DEPTH - 1  # inside the transcript's array
+
+    def __init__(self, *, role: str, raw: bytes) -> None:
+        super().__init__(role, raw)
 
     @property
     def role(self) -> str:
@@ -67,13 +120,18 @@ class UnknownMessage(_Unknown):
 class UnknownBlock(_Unknown):
     """A content block whose ``type`` this version does not know.
 
-    Only lenient decoding makes one, inside a ``UserMultimodalMessage``; see
+    Lenient decoding makes one, inside a ``UserMultimodalMessage``;
+    ``UnknownBlock(type=..., raw=...)`` builds one. See
     :class:`UnknownMessage`.
     """
 
     __slots__ = ()
-    __match_args__ = ("type", "raw")
+    __match_args__ = ()
     _tag_field = "type"
+    _room = ITEMS_DEPTH  # below the transcript array, message and content array
+
+    def __init__(self, *, type: str, raw: bytes) -> None:
+        super().__init__(type, raw)
 
     @property
     def type(self) -> str:

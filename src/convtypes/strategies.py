@@ -8,6 +8,9 @@ equal. The project's own property tests are built on these.
 >>> from convtypes import strategies as cst
 >>> cst.messages()          # any Message
 >>> cst.transcripts(max_size=5)
+
+The package registers them with Hypothesis through its ``hypothesis`` entry
+point (see ``_hypothesis.py``), so ``st.from_type`` works without this import.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from ._provenance import Provenance
 __all__ = [
     "content_blocks",
     "conversations",
+    "for_type",
     "json_values",
     "messages",
     "provenances",
@@ -206,21 +210,16 @@ def conversations(draw: st.DrawFn, max_exchanges: int = 4) -> list[Message]:
     return turns
 
 
-def _register() -> None:
-    """Let ``st.from_type`` build every convtypes type.
-
-    Called by Hypothesis itself through the ``hypothesis`` entry point that
-    the package declares, so users need no import: ``st.from_type(ToolCall)``
-    just works once convtypes is installed.
-    """
-    for kind in CONTENT_BLOCK_TYPES:
-        st.register_type_strategy(kind, content_blocks(kinds=(kind,)))
-    for role in MESSAGE_TYPES:
-        st.register_type_strategy(role, messages(roles=(role,)))
-    st.register_type_strategy(ToolCall, tool_calls())
-    st.register_type_strategy(ThinkingBlock, thinking_blocks())
-    st.register_type_strategy(Provenance, provenances())
-
-
-def _hypothesis_setup_hook() -> None:
-    _register()
+def for_type(kind: type[Any]) -> st.SearchStrategy[Any]:
+    """The strategy for one convtypes type (what ``st.from_type(kind)`` uses)."""
+    if kind in CONTENT_BLOCK_TYPES:
+        return content_blocks(kinds=(kind,))
+    if kind in MESSAGE_TYPES:
+        return messages(roles=(kind,))
+    if kind is ToolCall:
+        return tool_calls()
+    if kind is ThinkingBlock:
+        return thinking_blocks()
+    if kind is Provenance:
+        return provenances()
+    raise TypeError(f"no convtypes strategy for {kind!r}")

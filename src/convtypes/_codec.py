@@ -1,0 +1,329 @@
+"""Bytes to values and back.
+
+Data flows one way through this module: bytes go through a msgspec decoder
+built once at import and come out as values; values go back out through one
+shared encoder. Every failure leaves as :class:`WireError` with a JSON path.
+
+Decoding is msgspec's C code and nothing more for the common document: the
+value types declare every check msgspec can make (types, tags, required
+fields, u32 ranges, JSON that nests only a few levels), so a decoded value
+needs no walk in Python. Whatever the fast decoder stops on (unknown fields,
+roles, block types or provenance values; deeper JSON; nesting the
+interpreter refused) goes to the careful path in ``_careful``, which checks
+the nesting on the bytes before anything recurses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, TypeVar, Union, overload
+
+import msgspec
+
+from ._careful import TAGS, check_nesting, decode_carefully, depth_limit
+from ._content import CONTENT_BLOCK_TYPES, ContentBlock
+from ._errors import MAX_DEPTH, WireError, from_msgspec
+from ._locate import find_repeated_key, format_path
+from ._messages import MESSAGE_TYPES, Message, ThinkingBlock, ToolCall
+from ._nesting import GUARD_BYTES, as_bytes, skips_may_overflow
+from ._provenance import Provenance
+from ._unknown import UnknownBlock, UnknownMessage
+from ._value import is_carrier
+from ._value import unknown_fields as _kept_fields
+
+__all__ = [
+    "LenientContentBlock",
+    "LenientMessage",
+    "decode",
+    "decode_lenient_message",
+    "decode_lenient_messages",
+    "decode_message",
+    "decode_messages",
+    "encode",
+    "unknown_fields",
+]
+
+T = TypeVar("T")
+
+LenientMessage = Union[Message, UnknownMessage]
+"""A message as lenient decoding returns it: a known one or an unknown one."""
+
+LenientContentBlock = Union[ContentBlock, UnknownBlock]
+"""A content block as lenient decoding can leave it inside a message."""
+
+Encodable = Union[
+    LenientMessage,
+    LenientContentBlock,
+    ToolCall,
+    ThinkingBlock,
+    Provenance,
+    Sequence[LenientMessage],
+]
+
+# Built once: a msgspec decoder compiles its type into a fast internal plan,
+# and the same decoder and encoder are safe to share between threads.
+_MESSAGE_DECODER: Final = msgspec.json.Decoder(Message)
+_TRANSCRIPT_DECODER: Final = msgspec.json.Decoder(list[Message])
+_DECODERS: Final[dict[Any, msgspec.json.Decoder[Any]]] = {
+    Message: _MESSAGE_DECODER,
+    list[Message]: _TRANSCRIPT_DECODER,
+    ContentBlock: msgspec.json.Decoder(ContentBlock),
+    ToolCall: msgspec.json.Decoder(ToolCall),
+    ThinkingBlock: msgspec.json.Decoder(ThinkingBlock),
+    Provenance: msgspec.json.Decoder(Provenance),
+}
+_TARGETS: Final[dict[Any, Any]] = {Message: "message", list[Message]: "messages"}
+
+# ---------------------------------------------------------------- decoding
+
+
+Data = Union[bytes, bytearray, memoryview, str]
+
+
+def decode_messages(
+    data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
+) -> list[Message]:
+    """Decode a transcript: a JSON array of messages.
+
+    Unknown fields are dropped, as the reference drops them, and an unknown
+    role, block type or provenance value is refused. With ``lenient=True``
+    nothing is lost: unknown fields stay on their value and are written back
+    by :func:`encode`, unknown roles and block types load as
+    :class:`UnknownMessage` and :class:`UnknownBlock` (so the list is really
+    a ``list[LenientMessage]``; use :func:`decode_lenient_messages` for that
+    type), and an unknown provenance loads as an untrusted one. A document
+    in the current schema decodes at the same speed in either mode.
+
+    A key repeated within one object is read as its last value, as most
+    JSON readers do. The reference refuses such a document instead; pass
+    ``reject_repeated_keys=True`` to refuse it too (at several times the
+    cost of the decode). See SECURITY.md for when that matters.
+    """
+    if len(data) >= GUARD_BYTES and skips_may_overflow():
+        check_nesting(data, MAX_DEPTH)
+    try:
+        messages: list[Message] = _TRANSCRIPT_DECODER.decode(data)
+    except Exception as exc:
+        messages = _recover(exc, data, "messages", lenient)
+    if reject_repeated_keys:
+        _refuse_repeated_keys(data)
+    return messages
+
+
+def decode_message(
+    data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
+) -> Message:
+    """Decode one message; the options are those of :func:`decode_messages`."""
+    # The body of _decode, inlined: one call less on every oplog line.
+    if len(data) >= GUARD_BYTES and skips_may_overflow():
+        check_nesting(data, MAX_DEPTH - 1)
+    try:
+        message: Message = _MESSAGE_DECODER.decode(data)
+    except Exception as exc:
+        message = _recover(exc, data, "message", lenient)
+    if reject_repeated_keys:
+        _refuse_repeated_keys(data)
+    return message
+
+
+def decode_lenient_messages(data: Data) -> list[LenientMessage]:
+    """``decode_messages(data, lenient=True)``, typed as what it can return.
+
+    A ``match`` over :data:`LenientMessage` must handle
+    :class:`UnknownMessage`, so a newer writer's message is never taken for a
+    known one.
+    """
+    result: list[LenientMessage] = _decode(_TRANSCRIPT_DECODER, data, "messages", True, False)
+    return result
+
+
+def decode_lenient_message(data: Data) -> LenientMessage:
+    """``decode_message(data, lenient=True)``, typed as what it can return."""
+    result: LenientMessage = _decode(_MESSAGE_DECODER, data, "message", True, False)
+    return result
+
+
+@overload
+def decode(data: Data, type: type[T], *, reject_repeated_keys: bool = False) -> T: ...
+@overload
+def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any: ...
+def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any:
+    """Decode ``data`` as ``type``, strictly.
+
+    ``type`` is one of the value types, a union alias such as
+    ``ContentBlock`` or ``Message``, or ``list[Message]``. Decoders for
+    types not built at import are built on first use and kept.
+    ``reject_repeated_keys`` as for :func:`decode_messages`.
+    """
+    decoder = _DECODERS.get(type)
+    if decoder is None:
+        if type not in CONTENT_BLOCK_TYPES and type not in MESSAGE_TYPES:
+            raise TypeError(f"convtypes cannot decode {type!r}")
+        decoder = _DECODERS.setdefault(type, msgspec.json.Decoder(type))
+    return _decode(decoder, data, _TARGETS.get(type, type), False, reject_repeated_keys)
+
+
+def _decode(
+    decoder: msgspec.json.Decoder[Any],
+    data: Data,
+    target: Any,
+    lenient: bool,
+    reject_repeated_keys: bool,
+) -> Any:
+    if len(data) >= GUARD_BYTES and skips_may_overflow():
+        check_nesting(data, depth_limit(target))
+    try:
+        value = decoder.decode(data)
+    except Exception as exc:
+        value = _recover(exc, data, target, lenient)
+    if reject_repeated_keys:
+        _refuse_repeated_keys(data)
+    return value
+
+
+# What the fast decoders stop on that the careful path handles.
+_UNKNOWN_FIELD: Final = "Object contains unknown field"
+_SHALLOW_JSON: Final = ("Expected `bool | int | float | str | null`, got `",)
+_TAG_ENDINGS: Final = (".role`", ".type`")
+_UNKNOWN_ENUM: Final = "Invalid enum value "
+
+
+def _recover(exc: Exception, data: Data, target: Any, lenient: bool) -> Any:
+    """After the fast decoder refused ``data``: decode it carefully, or raise WireError."""
+    if isinstance(exc, msgspec.ValidationError):
+        text = str(exc)
+        careful = text.startswith((_UNKNOWN_FIELD, *_SHALLOW_JSON)) or (
+            lenient
+            and (
+                (text.startswith("Invalid value ") and text.endswith(_TAG_ENDINGS))
+                or (text.startswith(_UNKNOWN_ENUM) and text.endswith(".provenance`"))
+            )
+        )
+        if not careful:
+            raise from_msgspec(exc, data, TAGS) from None
+    elif not isinstance(exc, RecursionError):
+        raise from_msgspec(exc, data, TAGS) from None
+    return decode_carefully(data, target, lenient)
+
+
+def _refuse_repeated_keys(data: Data) -> None:
+    found = find_repeated_key(as_bytes(data))
+    if found is not None:
+        offset, path = found
+        raise WireError("expected each key once per object, found it again", path, offset)
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def _write_unknown(value: object) -> msgspec.Raw:
+    # UnknownMessage and UnknownBlock are not Structs: msgspec asks here, and
+    # gets their JSON back verbatim.
+    if isinstance(value, (UnknownMessage, UnknownBlock)):
+        return msgspec.Raw(value.raw)
+    raise TypeError(f"cannot encode a {type(value).__name__}")
+
+
+_ENCODER: Final = msgspec.json.Encoder(enc_hook=_write_unknown)
+_VALUES: Final = (
+    *MESSAGE_TYPES,
+    *CONTENT_BLOCK_TYPES,
+    ToolCall,
+    ThinkingBlock,
+    UnknownMessage,
+    UnknownBlock,
+    Provenance,
+)
+_PLAIN_VALUES: Final = frozenset(_VALUES)
+_MESSAGES: Final = (*MESSAGE_TYPES, UnknownMessage)
+_PLAIN_MESSAGES: Final = frozenset(_MESSAGES)
+_ACCEPTS: Final = (
+    "a convtypes value (a message, content block, tool call, thinking block or "
+    "provenance) or a list or tuple of messages"
+)
+
+
+def encode(value: Encodable) -> bytes:
+    """Encode a value, or a list or tuple of messages, to the reference's bytes.
+
+    Anything else raises ``TypeError``. Encoding adds no walk of its own:
+    every field was checked when the value was built or decoded. What is
+    left to fail here is text that UTF-8 cannot carry (a lone surrogate),
+    which raises :class:`WireError` naming its path.
+    """
+    kind = type(value)
+    if kind in _PLAIN_VALUES:
+        careful = False
+    elif kind is list or kind is tuple:
+        kinds = set(map(type, value))  # type: ignore[arg-type]
+        if not kinds <= _PLAIN_MESSAGES and not all(issubclass(k, _MESSAGES) for k in kinds):
+            raise TypeError(f"encode takes {_ACCEPTS}; got a {kind.__name__} holding other values")
+        careful = any(is_carrier(k) for k in kinds)
+    elif isinstance(value, _VALUES):
+        careful = is_carrier(kind)
+    else:
+        raise TypeError(f"encode takes {_ACCEPTS}, not {kind.__name__}")
+    try:
+        if careful:
+            return _encode_with_unknowns(value)
+        return _ENCODER.encode(value)
+    except UnicodeEncodeError:
+        raise WireError(
+            "expected text encodable as UTF-8, found a lone surrogate", _find_surrogate(value)
+        ) from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise WireError(f"cannot encode: {exc}", "$") from None
+
+
+def unknown_fields(value: object) -> dict[str, Any]:
+    """The unknown fields that lenient decoding kept on ``value``.
+
+    A copy, in the order they were read; empty for a value built in Python
+    without them, decoded strictly, or decoded leniently from a document
+    that had none.
+    """
+    return dict(_kept_fields(value))
+
+
+def _encode_with_unknowns(value: Any) -> bytes:
+    """Bytes for a value that carries unknown fields: known fields in wire
+    order as msgspec writes them, then the unknown fields in the order read."""
+    if type(value) is list or type(value) is tuple:
+        return _ENCODER.encode([_spliced(item) for item in value])
+    return _ENCODER.encode(_spliced(value))
+
+
+def _spliced(value: Any) -> Any:
+    if not is_carrier(type(value)):
+        return value
+    # msgspec writes a carrier's known fields as it writes its public class.
+    wire = msgspec.json.decode(_ENCODER.encode(value))
+    for name in value._all_nested:
+        if name in wire:
+            wire[name] = [_spliced(item) for item in getattr(value, name)]
+    for key, extra in _kept_fields(value).items():
+        wire.setdefault(key, extra)
+    return msgspec.Raw(_ENCODER.encode(wire))
+
+
+def _find_surrogate(value: Any) -> str:
+    """The path of the first string that UTF-8 cannot encode."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return format_path(where)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, where))
+                stack.append((child, [*where, key]))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((child, [*where, i]) for i, child in enumerate(item))
+        elif isinstance(item, msgspec.Struct):
+            for field in item.__struct_fields__:
+                stack.append((getattr(item, field), [*where, field]))
+            stack.extend((extra, [*where, key]) for key, extra in _kept_fields(item).items())
+    return "$"
