@@ -230,3 +230,12 @@ def test_invalid_construction_raises_wire_error() -> None:
         ct.VideoUrlBlock(url="u", fps=float("nan"))
     with pytest.raises(ct.WireError, match="f32 range"):
         ct.VideoUrlBlock(url="u", fps=1e39)
+
+
+def test_a_document_cut_inside_a_key_names_the_key_without_its_quote() -> None:
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_message(b'{"role":"assistant","tool_us')
+    assert info.value.path == "$.tool_us"
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_messages(b'[{"role":"assistant","content":"","caf\\u00e9')
+    assert info.value.path == "$[0].café"

@@ -164,3 +164,158 @@ def test_errors_in_known_parts_are_still_errors() -> None:
 def test_unknown_fields_of_plain_values_are_empty() -> None:
     assert ct.unknown_fields(ct.UserMessage(content="x")) == {}
     assert ct.unknown_fields(ct.decode_message(b'{"role":"user","content":"x","n":1}')) == {}
+
+
+# ------------------------------------------------------- lenient values as values
+
+NEWER = (
+    b'[{"role":"user_multimodal","content":[{"type":"text","text":"a","cache":1},'
+    b'{"type":"document","id":7}]},'
+    b'{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"n","arguments":{},'
+    b'"origin":"x"}],"thinking":[{"text":"t","signature":"s","budget":3}],"mood":"ok"},'
+    b'{"role":"tool_result","tool_use_id":"c","content":"r","provenance":"partner"},'
+    b'{"role":"developer","content":"obey"}]'
+)
+
+
+def _copies(value: Any) -> list[Any]:
+    import copy
+    import pickle
+
+    return [
+        copy.copy(value),
+        copy.deepcopy(value),
+        pickle.loads(pickle.dumps(value)),
+        ct.replace(value) if not isinstance(value, list) else [ct.replace(v) for v in value],
+    ]
+
+
+def test_every_copy_keeps_what_a_newer_writer_added() -> None:
+    messages = ct.decode_lenient_messages(NEWER)
+    for copied in _copies(messages):
+        assert copied == messages
+        assert ct.encode(copied) == NEWER
+    for message in messages:
+        for copied in _copies(message):
+            assert copied == message
+            assert type(copied) is type(message)
+            assert ct.unknown_fields(copied) == ct.unknown_fields(message)
+            assert ct.encode(copied) == ct.encode(message)
+
+
+@given(newer_documents())
+def test_copies_of_newer_transcripts_write_the_same_bytes(doc: bytes) -> None:
+    messages = ct.decode_lenient_messages(doc)
+    for copied in _copies(messages):
+        assert copied == messages
+        assert ct.encode(copied) == doc
+
+
+def test_a_changed_copy_keeps_unknown_fields() -> None:
+    message = ct.decode_message(b'{"role":"user","content":"hi","ttl":30}', lenient=True)
+    changed = ct.replace(message, content="bye")
+    assert ct.unknown_fields(changed) == {"ttl": 30}
+    assert ct.encode(changed) == b'{"role":"user","content":"bye","ttl":30}'
+    assert msgspec.structs.replace(message, content="bye") != changed  # msgspec's drops them
+
+
+def test_equality_and_hash_see_unknown_fields() -> None:
+    one = ct.decode_message(b'{"role":"user","content":"hi","ttl":30}', lenient=True)
+    two = ct.decode_message(b'{"role":"user","content":"hi","ttl":31}', lenient=True)
+    plain = ct.UserMessage(content="hi")
+    assert one != two and one != plain and plain != one
+    assert hash(one) != hash(two)
+    assert one == ct.decode_message(ct.encode(one), lenient=True)
+    assert hash(one) == hash(ct.decode_message(ct.encode(one), lenient=True))
+    assert isinstance(one, ct.UserMessage)
+    assert "ttl" in repr(one)
+
+
+def test_a_built_value_holding_a_lenient_one_keeps_its_unknown_fields() -> None:
+    call = ct.decode(b'{"name":"n","arguments":{}}', ct.ToolCall)
+    lenient = ct.decode_message(
+        b'{"role":"assistant","content":"","tool_calls":[{"name":"n","arguments":{},"x":1}]}',
+        lenient=True,
+    )
+    assert isinstance(lenient, ct.AssistantMessage)
+    kept = lenient.tool_calls[0]
+    built = ct.AssistantMessage(content="again", tool_calls=[kept, call])  # type: ignore[arg-type]
+    data = ct.encode(built)
+    assert data == (
+        b'{"role":"assistant","content":"again","tool_calls":'
+        b'[{"name":"n","arguments":{},"x":1},{"name":"n","arguments":{}}]}'
+    )
+    assert ct.decode_message(data, lenient=True) == built
+
+
+def test_unknown_provenance_survives_and_fails_closed() -> None:
+    doc = b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"partner"}'
+    message = ct.decode_message(doc, lenient=True)
+    assert isinstance(message, ct.ToolResultMessage)
+    assert message.provenance not in (ct.Provenance.INTERNAL, ct.Provenance.EXTERNAL)
+    assert message.provenance.is_internal() is False
+    assert message.provenance.is_external() is True
+    assert message.provenance.value == "partner"
+    assert ct.encode(message) == doc
+    assert ct.decode_message(doc, lenient=True) == message
+    for copied in _copies(message):
+        assert copied == message and ct.encode(copied) == doc
+    # Strict mode refuses it, as the reference does.
+    with pytest.raises(ct.WireError) as info:
+        ct.decode_message(doc)
+    assert info.value.path == "$.provenance"
+    with pytest.raises(ct.WireError):
+        ct.decode_messages(b"[" + doc + b"]")
+
+
+def test_the_readme_match_fences_an_unknown_provenance() -> None:
+    doc = b'[{"role":"tool_result","tool_use_id":"a","content":"obey me","provenance":"partner"}]'
+    shown = []
+    for message in ct.decode_lenient_messages(doc):
+        match message:
+            case ct.ToolResultMessage(content=text, provenance=ct.Provenance.INTERNAL):
+                shown.append(text)
+            case ct.ToolResultMessage(content=text):
+                shown.append(ct.fence_external(text))
+            case _:
+                pass
+    assert shown == [ct.fence_external("obey me")]
+
+
+def test_unknown_message_and_block_build_and_match_by_the_same_names() -> None:
+    message = ct.UnknownMessage(role="developer", raw=b'{"role": "developer", "x": [1, 2]}')
+    assert message.raw == b'{"role":"developer","x":[1,2]}'
+    block = ct.UnknownBlock(type="document", raw=b'{"type":"document"}')
+    match message:
+        case ct.UnknownMessage(role=role, raw=raw):
+            assert (role, raw) == ("developer", message.raw)
+    match block:
+        case ct.UnknownBlock(type=kind):
+            assert kind == "document"
+    assert ct.decode_lenient_message(ct.encode(message)) == message
+    holder = ct.UserMultimodalMessage(content=[block])  # type: ignore[arg-type]
+    assert ct.decode_lenient_message(ct.encode(holder)) == holder
+
+
+@pytest.mark.parametrize(
+    "build,path",
+    [
+        (lambda: ct.UnknownMessage(role="user", raw=b'{"role":"user","content":"x"}'), "$.role"),
+        (lambda: ct.UnknownMessage(role="dev", raw=b'{"role":"other"}'), "$.raw"),
+        (lambda: ct.UnknownMessage(role="dev", raw=b"[1]"), "$.raw"),
+        (lambda: ct.UnknownMessage(role="dev", raw=b"{"), "$.raw"),
+        (lambda: ct.UnknownMessage(role="dev", raw="{}"), "$.raw"),  # type: ignore[arg-type]
+        (lambda: ct.UnknownMessage(role=1, raw=b"{}"), "$.role"),  # type: ignore[arg-type]
+        (lambda: ct.UnknownBlock(type="text", raw=b'{"type":"text","text":"x"}'), "$.type"),
+        (
+            lambda: ct.UnknownBlock(
+                type="doc", raw=b'{"type":"doc","x":' + b"[" * 124 + b"]" * 124 + b"}"
+            ),
+            "$.raw",
+        ),
+    ],
+)  # fmt: skip
+def test_unknown_values_are_checked_when_built(build: Any, path: str) -> None:
+    with pytest.raises(ct.WireError) as info:
+        build()
+    assert info.value.path == path

@@ -1,0 +1,236 @@
+# ruff: noqa: E501
+# mypy: disable-error-code="arg-type"
+"""A value a program builds is the value it reads back.
+
+Construction checks and normalises every field, so that whatever exists can
+be encoded and decodes back equal; ``encode`` takes only convtypes values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import convtypes as ct
+from convtypes import strategies as cst
+
+# One valid value of every class, with every field set, to vary one at a time.
+SAMPLES: list[Any] = [
+    ct.TextBlock(text="t"),
+    ct.ImageBase64Block(data="d", media_type="image/png"),
+    ct.ImageUrlBlock(url="u", detail="low"),
+    ct.VideoPathBlock(path="p", fps=2.0, max_frames=3),
+    ct.VideoUrlBlock(url="u", fps=2.0, max_frames=3),
+    ct.VideoBase64Block(data="d", media_type="video/mp4", fps=2.0, max_frames=3),
+    ct.AudioPathBlock(path="p", sample_rate=16000),
+    ct.AudioUrlBlock(url="u", sample_rate=16000),
+    ct.AudioBase64Block(data="d", media_type="audio/wav", sample_rate=16000),
+    ct.ToolCall(id="c", name="n", arguments={"a": 1}),
+    ct.ThinkingBlock(text="t", signature="s", redacted_data="r"),
+    ct.SystemMessage(content="s"),
+    ct.UserMessage(content="u"),
+    ct.UserMultimodalMessage(content=(ct.TextBlock(text="t"),)),
+    ct.AssistantMessage(
+        content="a",
+        tool_calls=(ct.ToolCall(name="n", arguments={}),),
+        thinking=(ct.ThinkingBlock(signature="s"),),
+    ),
+    ct.ToolResultMessage(tool_use_id="c", content="r", provenance=ct.Provenance.EXTERNAL),
+    ct.ProviderOutputItemsMessage(protocol="p", items=({"type": "x"},)),
+]
+FIELDS = [(type(v), v, name) for v in SAMPLES for name in v.__struct_fields__]
+
+
+def fields_of(value: Any) -> dict[str, Any]:
+    return {name: getattr(value, name) for name in value.__struct_fields__}
+
+
+class Strange:
+    """A value no field accepts."""
+
+
+@pytest.mark.parametrize(
+    "cls,sample,field", FIELDS, ids=[f"{c.__name__}.{f}" for c, _, f in FIELDS]
+)
+def test_every_field_refuses_a_value_of_the_wrong_type(cls: Any, sample: Any, field: str) -> None:
+    with pytest.raises(ct.WireError) as info:
+        cls(**{**fields_of(sample), field: Strange()})
+    assert info.value.path == f"$.{field}"
+    assert "Strange" in info.value.reason
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda v: type(v).__name__)
+def test_construction_is_keyword_only(sample: Any) -> None:
+    with pytest.raises(TypeError):
+        type(sample)(*fields_of(sample).values())
+    assert type(sample).__match_args__ == ()
+
+
+@pytest.mark.parametrize(
+    "build,path",
+    [
+        (lambda: ct.UserMultimodalMessage(content="text"), "$.content"),
+        (lambda: ct.UserMultimodalMessage(content=["text"]), "$.content[0]"),
+        (lambda: ct.UserMessage(content=123), "$.content"),
+        (lambda: ct.AssistantMessage(tool_calls=[{"name": "n"}]), "$.tool_calls[0]"),
+        (lambda: ct.AssistantMessage(thinking=[ct.ToolCall(name="n", arguments={})]), "$.thinking[0]"),
+        (lambda: ct.VideoUrlBlock(url="u", fps="30"), "$.fps"),
+        (lambda: ct.VideoUrlBlock(url="u", fps=True), "$.fps"),
+        (lambda: ct.VideoPathBlock(path="p", max_frames=1.5), "$.max_frames"),
+        (lambda: ct.ToolResultMessage(tool_use_id="a", content="b", provenance="External"), "$.provenance"),
+        (lambda: ct.ToolResultMessage(tool_use_id="a", content="b", provenance=True), "$.provenance"),
+        (lambda: ct.ToolResultMessage(tool_use_id="a", content="b", provenance="partner"), "$.provenance"),
+        (lambda: ct.ToolCall(name="n", arguments={"a": math.nan}), "$.arguments.a"),
+        (lambda: ct.ProviderOutputItemsMessage(protocol="p", items="[1]"), "$.items"),
+    ],
+)  # fmt: skip
+def test_defects_found_by_a_new_user_are_refused_with_the_field(build: Any, path: str) -> None:
+    with pytest.raises(ct.WireError) as info:
+        build()
+    assert info.value.path == path
+
+
+def test_sequences_take_lists_and_store_tuples() -> None:
+    block = ct.TextBlock(text="hi")
+    multimodal = ct.UserMultimodalMessage(content=[block])
+    assert multimodal.content == (block,)
+    assert type(multimodal.content) is tuple
+    call = ct.ToolCall(id="c", name="n", arguments={"q": [1, 2]})
+    assistant = ct.AssistantMessage(tool_calls=[call], thinking=[ct.ThinkingBlock(signature="s")])
+    assert type(assistant.tool_calls) is tuple and type(assistant.thinking) is tuple
+    items = ct.ProviderOutputItemsMessage(protocol="p", items=[{"a": [1]}, 2])
+    assert items.items == ({"a": [1]}, 2)
+    for value in (multimodal, assistant, items):
+        assert ct.decode(ct.encode(value), type(value)) == value
+    # Hashable where nothing inside is a dict.
+    assert hash(multimodal) == hash(ct.decode(ct.encode(multimodal), ct.Message))
+
+
+def test_an_empty_sequence_is_stored_as_the_default_and_adds_no_bytes() -> None:
+    message = ct.AssistantMessage(content="x", thinking=[])
+    assert message.thinking is ct.AssistantMessage.__struct_defaults__[2]
+    assert ct.encode(message) == b'{"role":"assistant","content":"x","tool_calls":[]}'
+    # A tuple built at run time may not be the interpreter's shared empty one.
+    generated = tuple(block for block in message.thinking)
+    assert ct.encode(ct.AssistantMessage(thinking=generated)) == ct.encode(ct.AssistantMessage())
+
+
+def test_provenance_takes_a_member_or_its_wire_string() -> None:
+    built = ct.ToolResultMessage(tool_use_id="a", content="b", provenance="external")
+    assert built.provenance is ct.Provenance.EXTERNAL
+    assert built == ct.ToolResultMessage(
+        tool_use_id="a", content="b", provenance=ct.Provenance.EXTERNAL
+    )
+    internal = ct.ToolResultMessage(tool_use_id="a", content="b", provenance="internal")
+    assert internal.provenance is ct.Provenance.INTERNAL
+    assert b"provenance" not in ct.encode(internal)
+
+
+def test_str_subclasses_are_stored_as_str() -> None:
+    class Name(str):
+        pass
+
+    message = ct.UserMessage(content=Name("hi"))
+    assert type(message.content) is str
+    assert ct.decode_message(ct.encode(message)) == message
+
+
+def test_fps_and_u32_normalise_numbers() -> None:
+    block = ct.VideoUrlBlock(url="u", fps=30, max_frames=10)
+    assert type(block.fps) is float and block.fps == 30.0
+    assert ct.decode(ct.encode(block), ct.VideoUrlBlock) == block
+    assert ct.VideoUrlBlock(url="u", fps=29.970000001).fps == 29.97
+
+
+def test_replace_checks_the_copy_like_a_new_value() -> None:
+    message = ct.UserMessage(content="hi")
+    assert ct.replace(message, content="there") == ct.UserMessage(content="there")
+    with pytest.raises(ct.WireError) as info:
+        ct.replace(message, content=5)
+    assert info.value.path == "$.content"
+    with pytest.raises(TypeError):
+        ct.replace(message, contents="x")
+    assistant = ct.replace(ct.AssistantMessage(), tool_calls=[ct.ToolCall(name="n", arguments={})])
+    assert type(assistant.tool_calls) is tuple
+    with pytest.raises(TypeError):
+        ct.replace({"role": "user"}, content="x")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"role": "bogus", "x": math.nan},
+        [1, 2],
+        "text",
+        b"bytes",
+        None,
+        [ct.TextBlock(text="a block is not a message")],
+        (ct.UserMessage(content="ok"), {"role": "user", "content": "dict"}),
+        msgspec.Raw(b"{}"),
+    ],
+    ids=repr,
+)
+def test_encode_takes_only_convtypes_values(value: Any) -> None:
+    with pytest.raises(TypeError, match="convtypes value"):
+        ct.encode(value)
+
+
+def test_encode_takes_a_tuple_of_messages() -> None:
+    messages = (ct.UserMessage(content="a"), ct.AssistantMessage(content="b"))
+    assert ct.encode(messages) == ct.encode(list(messages))
+
+
+@given(cst.transcripts())
+def test_built_equals_decoded(messages: list[ct.Message]) -> None:
+    decoded = ct.decode_messages(ct.encode(messages))
+    assert decoded == messages
+    for built, read in zip(messages, decoded, strict=True):
+        assert type(built) is type(read)
+        assert ct.encode(built) == ct.encode(read)
+
+
+def _as_lists(value: Any) -> Any:
+    """``value`` rebuilt by its class from fields given as lists, not tuples."""
+    given: dict[str, Any] = {}
+    for name in value.__struct_fields__:
+        field = getattr(value, name)
+        if type(field) is tuple:
+            field = [
+                _as_lists(item) if isinstance(item, msgspec.Struct) else item for item in field
+            ]
+        given[name] = field
+    return type(value)(**given)
+
+
+@given(cst.messages())
+def test_a_value_built_from_lists_equals_and_round_trips(message: ct.Message) -> None:
+    rebuilt = _as_lists(message)
+    assert rebuilt == message
+    assert ct.decode_message(ct.encode(rebuilt)) == rebuilt
+
+
+def _holds_json_container(value: Any) -> bool:
+    """Whether a dict or list (tool arguments, or arrays and objects in items) is inside."""
+    if isinstance(value, (dict, list)):
+        return True
+    if isinstance(value, tuple):
+        return any(_holds_json_container(item) for item in value)
+    if isinstance(value, msgspec.Struct):
+        return any(_holds_json_container(getattr(value, f)) for f in value.__struct_fields__)
+    return False
+
+
+@given(st.one_of(cst.messages(), cst.content_blocks(), cst.tool_calls(), cst.thinking_blocks()))
+def test_values_hash_unless_they_hold_json_containers(value: Any) -> None:
+    decoded = ct.decode(ct.encode(value), type(value))
+    if _holds_json_container(value):
+        with pytest.raises(TypeError):
+            hash(value)
+    else:
+        assert hash(value) == hash(decoded)
+        assert {value, decoded} == {value}
