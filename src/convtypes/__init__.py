@@ -21,6 +21,8 @@ from ._content import (
 )
 from ._conversation import Problem, check_conversation, positional_call_id
 from ._errors import WireError
+from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
+from ._files import append_jsonl, iter_jsonl, load_transcript, repair_jsonl, save_transcript
 from ._jsonvalue import MAX_DEPTH, JsonValue
 from ._messages import (
     AssistantMessage,
@@ -33,7 +35,6 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
 from ._provenance import Provenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._wire import (
@@ -81,6 +82,7 @@ __all__ = [
     "VideoPathBlock",
     "VideoUrlBlock",
     "WireError",
+    "append_jsonl",
     "check_conversation",
     "decode",
     "decode_lenient_message",
@@ -89,6 +91,10 @@ __all__ = [
     "decode_messages",
     "encode",
     "fence_external",
+    "iter_jsonl",
+    "load_transcript",
     "positional_call_id",
+    "repair_jsonl",
+    "save_transcript",
     "unknown_fields",
 ]
