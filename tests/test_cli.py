@@ -293,6 +293,31 @@ def test_lenient_check_keeps_what_a_newer_writer_added(tmp_path: Path) -> None:
     ]
 
 
+def test_canonical_counts_documents_not_findings(tmp_path: Path) -> None:
+    # One document with two changes (and one with a third) is two documents
+    # that would change, not three.
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(
+        b'{"role":"user","content":"x","name":"ana","mood":"ok"}\n'
+        b'{"role":"assistant","content":"y"}\n'
+        b'{"role":"user","content":"z"}\n'
+    )
+    result = run("check", "--canonical", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:1:37: $.name: unknown field 'name' would be dropped",
+        f"{path}:1:50: $.mood: unknown field 'mood' would be dropped",
+        f"{path}:2:1: $.tool_calls: 'tool_calls' would be written out with its default []",
+        "1 files, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 0 strict findings",
+    ]
+    # Under --strict the unknown fields are strict findings, one by one; the
+    # document still counts once as one a re-save would change.
+    strict = run("check", "--canonical", "--strict", path)
+    assert strict.stdout.splitlines()[-1] == (
+        "1 files, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 2 strict findings"
+    )
+
+
 def test_check_and_iter_jsonl_place_errors_alike(tmp_path: Path) -> None:
     # One reader: every bad line is where iter_jsonl says it is.
     lines = [

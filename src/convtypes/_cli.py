@@ -263,11 +263,15 @@ def _check_document(
             offset = repeated[0] if repeated and path == repeated[1] else None
             line, column = _position(doc, offset or offset_of(doc.data, path))
             findings.append(Finding(name, line, column, path, kind, message))
-    for finding in findings:
-        if finding.kind == "canonical" or (finding.kind == "unknown-field" and not strict):
-            totals.changes += 1
-        else:
-            totals.strict += 1
+    # "Would change" counts documents, however many changes each has; the
+    # strict findings (repeated keys, unknown fields under --strict) count
+    # one by one.
+    if canonical and differs:
+        totals.changes += 1
+    totals.strict += sum(
+        finding.kind == "repeated-key" or (finding.kind == "unknown-field" and strict)
+        for finding in findings
+    )
     return findings
 
 
