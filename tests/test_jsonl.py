@@ -937,7 +937,7 @@ path = sys.argv[1]
 versions = [[ct.UserMessage(content=letter * 500_000)] * 8 for letter in "ab"]
 i = 0
 while True:
-    ct.save_transcript(path, versions[i % 2], fsync=False)
+    ct.save_transcript(path, versions[i % 2])  # its fsync is the long step to land in
     print(i, flush=True)
     i += 1
 """
@@ -947,7 +947,8 @@ while True:
 def test_a_save_killed_midway_leaves_the_old_file_or_the_new_one(tmp_path: Path) -> None:
     versions = [[user(letter * 500_000)] * 8 for letter in "ab"]
     rng = random.Random(5)
-    for attempt in range(3):
+    interrupted = 0
+    for attempt in range(4):
         directory = tmp_path / str(attempt)
         directory.mkdir()
         path = directory / "t.json"
@@ -956,14 +957,20 @@ def test_a_save_killed_midway_leaves_the_old_file_or_the_new_one(tmp_path: Path)
         assert child.stdout is not None
         for _ in range(rng.randint(1, 3)):
             assert child.stdout.readline(), child.communicate()[1]
-        time.sleep(rng.random() * 0.02)
+        # Kill it while a save is under way: its temporary file exists (give
+        # up waiting for that after a while).
+        deadline = time.monotonic() + 2
+        while len(os.listdir(directory)) < 2 and time.monotonic() < deadline:
+            pass
         child.send_signal(signal.SIGKILL)
         _, err = child.communicate()
         assert child.returncode == -signal.SIGKILL, err
         assert ct.load_transcript(path) in versions
         # A kill can leave its temporary file behind, never anything else.
-        for name in os.listdir(directory):
-            assert name == "t.json" or re.fullmatch(r"\.t\.json\.[0-9a-f]{12}\.tmp", name), name
+        names = set(os.listdir(directory)) - {"t.json"}
+        assert all(re.fullmatch(r"\.t\.json\.[0-9a-f]{12}\.tmp", name) for name in names), names
+        interrupted += bool(names)
+    assert interrupted > 0, "no kill landed in the middle of a save; the test proved nothing"
 
 
 # ------------------------------------------------------------------ the README
