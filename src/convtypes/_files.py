@@ -174,7 +174,7 @@ def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Message, N
         raise TypeError(_TEXT_STREAM)
     if not isinstance(source, (str, os.PathLike)) and not hasattr(source, "readlines"):
         raise TypeError(
-            f"iter_jsonl takes a path or a binary file object, not a {type(source).__name__}"
+            f"iter_jsonl takes a path or a binary file object, got {type(source).__name__}"
         )
     return _messages(source, lenient)
 
@@ -268,7 +268,7 @@ def _check_messages(messages: Iterable[LenientMessage], caller: str) -> list[Len
     """``messages`` as a list, after making sure each is a message."""
     if isinstance(messages, (str, bytes, msgspec.Struct)) or not isinstance(messages, Iterable):
         raise TypeError(
-            f"{caller} takes an iterable of messages (a list, say), not a {type(messages).__name__}"
+            f"{caller} takes an iterable of messages (a list, say), got {type(messages).__name__}"
         )
     kinds = _message_types()
     items = list(messages)
