@@ -216,11 +216,14 @@ def test_reading_matches_the_lines_written(
         at = min(bad_at, len(lines))
         before = b' {"role":"system","content":'
         path.write_bytes(b"".join([*lines[:at], before + b"null}\n", *lines[at:]]))
+        seen: list[ct.Message] = []
         with pytest.raises(ct.WireError) as caught:
-            list(ct.iter_jsonl(path))
+            for message in ct.iter_jsonl(path):
+                seen.append(message)
         err = caught.value
         assert (err.line, err.column, err.path) == (at + 1, len(before) + 1, "$.content")
         assert err.offset == sum(map(len, lines[:at])) + len(before)
+        assert seen == messages[: sum(1 for text in lines[:at] if text.strip())]
 
 
 def test_messages_before_an_error_are_yielded_in_order(tmp_path: Path) -> None:
