@@ -158,7 +158,7 @@ def run(quick: bool) -> str:
     """Measure, and return the results as markdown."""
     speed_size = 5 * MB if quick else 50 * MB
     memory_sizes = (MB // 2, 5 * MB) if quick else (5 * MB, 50 * MB)
-    rounds = 3 if quick else 9
+    rounds = 3 if quick else 15
     out: list[str] = []
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "oplog.jsonl"
