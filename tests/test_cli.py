@@ -291,3 +291,70 @@ def test_lenient_check_keeps_what_a_newer_writer_added(tmp_path: Path) -> None:
         f"{path}:1:85: $.ttl: unknown field 'ttl' kept as it was",
         f"{path}:2:9: $.role: unknown role 'developer' kept as it was",
     ]
+
+
+def test_canonical_counts_documents_not_findings(tmp_path: Path) -> None:
+    # One document with two changes (and one with a third) is two documents
+    # that would change, not three.
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(
+        b'{"role":"user","content":"x","name":"ana","mood":"ok"}\n'
+        b'{"role":"assistant","content":"y"}\n'
+        b'{"role":"user","content":"z"}\n'
+    )
+    result = run("check", "--canonical", path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:1:37: $.name: unknown field 'name' would be dropped",
+        f"{path}:1:50: $.mood: unknown field 'mood' would be dropped",
+        f"{path}:2:1: $.tool_calls: 'tool_calls' would be written out with its default []",
+        "1 files, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 0 strict findings",
+    ]
+    # Under --strict the unknown fields are strict findings, one by one; the
+    # document still counts once as one a re-save would change.
+    strict = run("check", "--canonical", "--strict", path)
+    assert strict.stdout.splitlines()[-1] == (
+        "1 files, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 2 strict findings"
+    )
+
+
+def test_check_and_iter_jsonl_place_errors_alike(tmp_path: Path) -> None:
+    # One reader: every bad line is where iter_jsonl says it is.
+    lines = [
+        ct.encode(ct.UserMessage(content="ok")) + b"\r\n",
+        b" \t\r\n",
+        b'{"role":"user","content":[1]}\n',
+        b"\n",
+        b'{"role":"tool_result","content":"x"}\r\n',
+        b'  {"role":"user","content":"caf\xe9"}\n',
+        b'{"role":"user","content":"torn',
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(lines))
+    result = run("check", path)
+    reported = [text.split(": ", 2) for text in result.stdout.splitlines()[:-1]]
+    expected = []
+    for number, text in enumerate(lines):
+        # The line alone, after blank lines that keep its number.
+        alone = tmp_path / "alone.jsonl"
+        alone.write_bytes(b"\n" * number + text)
+        try:
+            for _ in ct.iter_jsonl(alone):
+                pass
+        except ct.WireError as err:
+            expected.append([f"{path}:{err.line}:{err.column}", err.path, err.reason])
+    assert len(expected) == 4
+    for (where, json_path, reason), (want_where, want_path, want_reason) in zip(
+        reported, expected, strict=True
+    ):
+        assert (where, json_path) == (want_where, want_path)
+        assert want_reason.startswith(reason)  # iter_jsonl may add advice about repair
+
+
+def test_check_reads_crlf_and_white_space_lines(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    good = ct.encode(ct.UserMessage(content="ok"))
+    path.write_bytes(good + b"\r\n \t\r\n\r\n" + good + b"\n   \n" + good)
+    result = run("check", "--canonical", path)
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith("1 files, 3 documents, 3 messages, 0 errors, 0 would change")

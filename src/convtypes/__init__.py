@@ -33,6 +33,7 @@ from ._content import (
 from ._conversation import Problem, check_conversation, positional_call_id
 from ._errors import MAX_DEPTH, WireError
 from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
+from ._files import append_jsonl, iter_jsonl, load_transcript, repair_jsonl, save_transcript
 from ._jsonvalue import JsonValue
 from ._messages import (
     AssistantMessage,
@@ -82,6 +83,7 @@ __all__ = [
     "VideoPathBlock",
     "VideoUrlBlock",
     "WireError",
+    "append_jsonl",
     "check_conversation",
     "decode",
     "decode_lenient_message",
@@ -90,7 +92,11 @@ __all__ = [
     "decode_messages",
     "encode",
     "fence_external",
+    "iter_jsonl",
+    "load_transcript",
     "positional_call_id",
+    "repair_jsonl",
     "replace",
+    "save_transcript",
     "unknown_fields",
 ]

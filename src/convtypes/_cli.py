@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import json
 import os
 import sys
@@ -25,6 +24,7 @@ import msgspec
 from ._codec import decode_message, decode_messages, encode, unknown_fields
 from ._errors import WireError
 from ._fence import fence_external
+from ._files import is_blank, line_and_column, line_batches
 from ._jsonvalue import DecodedJson
 from ._locate import find_repeated_key, format_path, offset_of
 from ._messages import Message
@@ -106,11 +106,12 @@ def _files(paths: list[str]) -> Iterator[str]:
             yield name
 
 
-def _lines(lines: Iterator[bytes]) -> Iterator[Document]:
-    for number, line in enumerate(lines, 1):
-        body = line.rstrip(b"\r\n")
-        if body.strip():
-            yield Document(body, number, transcript=False)
+def _lines(stream: IO[bytes], head: bytes = b"") -> Iterator[Document]:
+    """Each non-blank line of a JSONL stream, read as ``iter_jsonl`` reads it."""
+    for first, _, lines in line_batches(stream, head):
+        for number, line in enumerate(lines, first):
+            if not is_blank(line):
+                yield Document(line.rstrip(b"\r\n"), number, transcript=False)
 
 
 def _documents(name: str, stream: IO[bytes]) -> Iterator[Document]:
@@ -122,11 +123,11 @@ def _documents(name: str, stream: IO[bytes]) -> Iterator[Document]:
     if name == "-":
         first = stream.readline()
         if not first.lstrip().startswith(b"["):
-            yield from _lines(itertools.chain([first], stream))
+            yield from _lines(stream, first)
             return
         data = first + stream.read()
     elif name.endswith(".jsonl"):
-        yield from _lines(iter(stream))
+        yield from _lines(stream)
         return
     else:
         # A .json file holds one document: a message or a transcript.
@@ -142,11 +143,7 @@ def _position(doc: Document, offset: int | None) -> tuple[int, int]:
     """Line and column (1-based, in bytes) of ``offset`` within the file."""
     if offset is None:
         return doc.line, 1
-    offset = max(0, min(offset, len(doc.data)))
-    before = doc.data[:offset]
-    newlines = before.count(b"\n")
-    column = offset - (before.rfind(b"\n") + 1) + 1
-    return doc.line + newlines, column
+    return line_and_column(doc.data, offset, doc.line)
 
 
 def _fields(value: object) -> frozenset[str] | None:
@@ -267,11 +264,15 @@ def _check_document(
             offset = repeated[0] if repeated and path == repeated[1] else None
             line, column = _position(doc, offset or offset_of(doc.data, path))
             findings.append(Finding(name, line, column, path, kind, message))
-    for finding in findings:
-        if finding.kind == "canonical" or (finding.kind == "unknown-field" and not strict):
-            totals.changes += 1
-        else:
-            totals.strict += 1
+    # "Would change" counts documents, however many changes each has; the
+    # strict findings (repeated keys, unknown fields under --strict) count
+    # one by one.
+    if canonical and differs:
+        totals.changes += 1
+    totals.strict += sum(
+        finding.kind == "repeated-key" or (finding.kind == "unknown-field" and strict)
+        for finding in findings
+    )
     return findings
 
 
