@@ -22,7 +22,7 @@ import msgspec
 
 from ._careful import TAGS, check_nesting, decode_carefully, depth_limit
 from ._content import CONTENT_BLOCK_TYPES, ContentBlock
-from ._errors import MAX_DEPTH, WireError, from_msgspec
+from ._errors import WireError, from_msgspec
 from ._locate import find_repeated_key, format_path
 from ._messages import MESSAGE_TYPES, Message, ThinkingBlock, ToolCall
 from ._nesting import GUARD_BYTES, as_bytes, skips_may_overflow
@@ -63,6 +63,7 @@ Encodable = Union[
 # Built once: a msgspec decoder compiles its type into a fast internal plan,
 # and the same decoder and encoder are safe to share between threads.
 _MESSAGE_DECODER: Final = msgspec.json.Decoder(Message)
+_decode_message: Final = _MESSAGE_DECODER.decode
 _TRANSCRIPT_DECODER: Final = msgspec.json.Decoder(list[Message])
 _DECODERS: Final[dict[Any, msgspec.json.Decoder[Any]]] = {
     Message: _MESSAGE_DECODER,
@@ -99,14 +100,9 @@ def decode_messages(
     ``reject_repeated_keys=True`` to refuse it too (at several times the
     cost of the decode). See SECURITY.md for when that matters.
     """
-    if len(data) >= GUARD_BYTES and skips_may_overflow():
-        check_nesting(data, MAX_DEPTH)
-    try:
-        messages: list[Message] = _TRANSCRIPT_DECODER.decode(data)
-    except Exception as exc:
-        messages = _recover(exc, data, "messages", lenient)
-    if reject_repeated_keys:
-        _refuse_repeated_keys(data)
+    messages: list[Message] = _decode(
+        _TRANSCRIPT_DECODER, data, "messages", lenient, reject_repeated_keys
+    )
     return messages
 
 
@@ -114,16 +110,14 @@ def decode_message(
     data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
 ) -> Message:
     """Decode one message; the options are those of :func:`decode_messages`."""
-    # The body of _decode, inlined: one call less on every oplog line.
-    if len(data) >= GUARD_BYTES and skips_may_overflow():
-        check_nesting(data, MAX_DEPTH - 1)
+    if reject_repeated_keys or len(data) >= GUARD_BYTES:
+        message: Message = _decode(_MESSAGE_DECODER, data, "message", lenient, reject_repeated_keys)
+        return message
+    # The common oplog line: the least Python there can be around msgspec.
     try:
-        message: Message = _MESSAGE_DECODER.decode(data)
+        return _decode_message(data)
     except Exception as exc:
-        message = _recover(exc, data, "message", lenient)
-    if reject_repeated_keys:
-        _refuse_repeated_keys(data)
-    return message
+        return _recover(exc, data, "message", lenient)  # type: ignore[no-any-return]
 
 
 def decode_lenient_messages(data: Data) -> list[LenientMessage]:
@@ -171,6 +165,8 @@ def _decode(
     reject_repeated_keys: bool,
 ) -> Any:
     if len(data) >= GUARD_BYTES and skips_may_overflow():
+        # A document large enough to nest that deep, where the interpreter
+        # would let msgspec skip thousands of levels: look before it leaps.
         check_nesting(data, depth_limit(target))
     try:
         value = decoder.decode(data)
@@ -225,6 +221,7 @@ def _write_unknown(value: object) -> msgspec.Raw:
 
 
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_write_unknown)
+_encode: Final = _ENCODER.encode
 _VALUES: Final = (
     *MESSAGE_TYPES,
     *CONTENT_BLOCK_TYPES,
@@ -251,11 +248,19 @@ def encode(value: Encodable) -> bytes:
     left to fail here is text that UTF-8 cannot carry (a lone surrogate),
     which raises :class:`WireError` naming its path.
     """
+    if type(value) in _PLAIN_VALUES:
+        try:
+            return _encode(value)
+        except Exception as exc:
+            raise _encode_error(exc, value) from None
+    return _encode_other(value)
+
+
+def _encode_other(value: Any) -> bytes:
+    """:func:`encode` for a sequence of messages, a carrier, or anything refused."""
     kind = type(value)
-    if kind in _PLAIN_VALUES:
-        careful = False
-    elif kind is list or kind is tuple:
-        kinds = set(map(type, value))  # type: ignore[arg-type]
+    if kind is list or kind is tuple:
+        kinds = set(map(type, value))
         if not kinds <= _PLAIN_MESSAGES and not all(issubclass(k, _MESSAGES) for k in kinds):
             raise TypeError(f"encode takes {_ACCEPTS}; got a {kind.__name__} holding other values")
         careful = any(is_carrier(k) for k in kinds)
@@ -264,15 +269,17 @@ def encode(value: Encodable) -> bytes:
     else:
         raise TypeError(f"encode takes {_ACCEPTS}, not {kind.__name__}")
     try:
-        if careful:
-            return _encode_with_unknowns(value)
-        return _ENCODER.encode(value)
-    except UnicodeEncodeError:
-        raise WireError(
+        return _encode_with_unknowns(value) if careful else _encode(value)
+    except Exception as exc:
+        raise _encode_error(exc, value) from None
+
+
+def _encode_error(exc: Exception, value: Any) -> WireError:
+    if isinstance(exc, UnicodeEncodeError):
+        return WireError(
             "expected text encodable as UTF-8, found a lone surrogate", _find_surrogate(value)
-        ) from None
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise WireError(f"cannot encode: {exc}", "$") from None
+        )
+    return WireError(f"cannot encode: {exc}", "$")
 
 
 def unknown_fields(value: object) -> dict[str, Any]:
