@@ -234,7 +234,7 @@ def to_request(
                     name = part.get("name")
                     call_id = part.get("id")
                     sent = isinstance(call_id, str)
-                    key: str = call_id if sent else positional_call_id(position)
+                    key = call_id if isinstance(call_id, str) else positional_call_id(position)
                     ids.carried(key, key, name if isinstance(name, str) else "", sent)
             continue  # items of another protocol have no meaning here
         previous, carried = carried, None
