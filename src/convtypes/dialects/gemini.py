@@ -434,8 +434,6 @@ class Accumulator:
         number = self._count
         self._count += 1
         data = _plain(event, "a chunk")
-        if self._finished:
-            raise StreamError(f"chunk {number}: came after the finish reason", number, event)
         if not data.get("candidates"):
             if data.get("prompt_feedback"):
                 raise StreamError(
@@ -444,6 +442,10 @@ class Accumulator:
                     event,
                 )
             return  # usage metadata only
+        if self._finished:
+            raise StreamError(
+                f"chunk {number}: more content after the finish reason", number, event
+            )
         try:
             parts, reason = _candidate_parts(data, f"chunk {number}")
             for part in _checked(parts or [], f"chunk {number}"):
