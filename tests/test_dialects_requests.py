@@ -23,6 +23,15 @@ from convtypes.dialects import DialectError, anthropic, gemini, openai_chat, ope
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
+
+
+def _text(index: int) -> str:
+    """The text of the session's message at ``index``."""
+    message = SESSION[index]
+    assert isinstance(message, (ct.SystemMessage, ct.UserMessage, ct.ToolResultMessage))
+    return message.content
+
+
 # The session's audio attachment has no place in three of the four APIs.
 AUDIO_AT = 7
 
@@ -190,19 +199,19 @@ def test_gemini_takes_the_session_audio_by_url() -> None:
     assert parts[-1] == {
         "file_data": {"file_uri": "https://example.com/question.wav", "mime_type": "audio/wav"}
     }
-    assert body["system_instruction"] == {"parts": [{"text": SESSION[0].content}]}  # type: ignore[union-attr]
+    assert body["system_instruction"] == {"parts": [{"text": _text(0)}]}
 
 
 def test_fencing_follows_provenance_in_every_dialect() -> None:
-    fenced = ct.fence_external(SESSION[3].content)  # type: ignore[union-attr]
-    plain = SESSION[5].content  # type: ignore[union-attr]
+    fenced = ct.fence_external(_text(3))
+    plain = _text(5)
     for name, module in DIALECTS.items():
         text = json.dumps(module.to_request(SESSION, unsupported="note"))
         assert json.dumps(fenced)[1:-1] in text, name
         assert json.dumps(plain)[1:-1] in text, name
         loose = json.dumps(module.to_request(SESSION, unsupported="note", fence_external=False))
         assert ct.EXTERNAL_OPEN not in loose.replace(
-            json.dumps(SESSION[0].content)[1:-1],  # type: ignore[union-attr]
+            json.dumps(_text(0))[1:-1],
             "",
         ), name
 
@@ -460,7 +469,7 @@ def test_dialects_without_a_place_for_thinking_drop_it(name: str) -> None:
 
 
 def test_arguments_keep_key_order_and_big_integers() -> None:
-    arguments = {"z": 1, "a": 2**70, "m": {"y": 1.5, "b": None}}
+    arguments: dict[str, ct.JsonValue] = {"z": 1, "a": 2**70, "m": {"y": 1.5, "b": None}}
     messages: list[ct.Message] = [
         ct.UserMessage(content="q"),
         ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c", name="f", arguments=arguments),)),

@@ -346,9 +346,9 @@ class CallIds:
 def _explicit_ids(messages: Iterable[Any]) -> set[str]:
     ids: set[str] = set()
     for message in messages:
-        if type(message) is AssistantMessage:
+        if isinstance(message, AssistantMessage):
             ids.update(call.id for call in message.tool_calls if call.id is not None)
-        elif type(message) is ProviderOutputItemsMessage:
+        elif isinstance(message, ProviderOutputItemsMessage):
             # Items go back verbatim, ids and all: a made-up id must avoid theirs.
             for item in message.items:
                 if isinstance(item, dict):

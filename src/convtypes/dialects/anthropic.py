@@ -74,14 +74,14 @@ def _user_blocks(
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
-        if type(block) is TextBlock:
+        if isinstance(block, TextBlock):
             if block.text:
                 out.append({"type": "text", "text": block.text})
             continue
-        if type(block) is ImageUrlBlock:
+        if isinstance(block, ImageUrlBlock):
             out.append({"type": "image", "source": {"type": "url", "url": block.url}})
             continue
-        if type(block) is ImageBase64Block:
+        if isinstance(block, ImageBase64Block):
             media_type = block.media_type
             if media_type in IMAGE_TYPES:
                 source = {"type": "base64", "media_type": media_type, "data": block.data}
@@ -130,7 +130,7 @@ def to_request(
     # Each turn: [role, tool results, other blocks, index of its first message]
     turns: list[list[Any]] = []
     for index, message in enumerate(transcript):
-        if type(message) is AssistantMessage:
+        if isinstance(message, AssistantMessage):
             ids.assistant()
             blocks: list[dict[str, Any]] = []
             for thought in message.thinking:
@@ -154,7 +154,7 @@ def to_request(
                 else:
                     turns.append(["assistant", [], blocks, index])
             continue
-        if type(message) is ToolResultMessage:
+        if isinstance(message, ToolResultMessage):
             result = {
                 "type": "tool_result",
                 "tool_use_id": ids.result(index, message).out_id,
@@ -165,16 +165,16 @@ def to_request(
             else:
                 turns.append(["user", [result], [], index])
             continue
-        if type(message) is UserMessage:
+        if isinstance(message, UserMessage):
             ids.user()
             blocks = [{"type": "text", "text": message.content}] if message.content else []
-        elif type(message) is UserMultimodalMessage:
+        elif isinstance(message, UserMultimodalMessage):
             ids.user()
             blocks = _user_blocks(index, message.content, unsupported)
-        elif type(message) is SystemMessage:
+        elif isinstance(message, SystemMessage):
             system.append(message.content)
             continue
-        elif type(message) is ProviderOutputItemsMessage:
+        elif isinstance(message, ProviderOutputItemsMessage):
             continue  # another provider's state: it has no meaning here
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)

@@ -130,28 +130,28 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
         why = "cannot read a local path"
-        if type(block) is TextBlock:
+        if isinstance(block, TextBlock):
             if block.text:
                 out.append({"text": block.text})
             continue
-        if type(block) is ImageUrlBlock or type(block) is AudioUrlBlock:
+        if isinstance(block, (ImageUrlBlock, AudioUrlBlock)):
             out.append(_file(block.url))
             continue
-        if type(block) is VideoUrlBlock:
+        if isinstance(block, VideoUrlBlock):
             out.append(_with_fps(_file(block.url), block.fps))
             continue
-        if type(block) is ImageBase64Block:
+        if isinstance(block, ImageBase64Block):
             if block.media_type in IMAGE_TYPES:
                 inline = {"mime_type": block.media_type, "data": block.data}
                 out.append({"inline_data": inline})
                 continue
             why = f"takes no {block.media_type!r} image (only PNG, JPEG, WebP, HEIC and HEIF)"
-        elif type(block) is AudioBase64Block:
+        elif isinstance(block, AudioBase64Block):
             if block.media_type.startswith("audio/"):
                 out.append({"inline_data": {"mime_type": block.media_type, "data": block.data}})
                 continue
             why = f"takes audio with an audio/* media type, not {block.media_type!r}"
-        elif type(block) is VideoBase64Block:
+        elif isinstance(block, VideoBase64Block):
             if block.media_type.startswith("video/"):
                 inline = {"mime_type": block.media_type, "data": block.data}
                 out.append(_with_fps({"inline_data": inline}, block.fps))
@@ -225,7 +225,7 @@ def to_request(
                 turns.append([role, [], parts])
 
     for index, message in enumerate(transcript):
-        if type(message) is ProviderOutputItemsMessage:
+        if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL:
                 ids.assistant()
                 add("model", list(message.items))  # type: ignore[arg-type]
@@ -238,7 +238,7 @@ def to_request(
                     ids.carried(key, key, name if isinstance(name, str) else "", sent)
             continue  # items of another protocol have no meaning here
         previous, carried = carried, None
-        if type(message) is AssistantMessage:
+        if isinstance(message, AssistantMessage):
             ids.assistant()
             parts: list[dict[str, Any]] = []
             if message.content and (previous is None or message.content != previous.text):
@@ -249,7 +249,7 @@ def to_request(
                 ids.call(index, position, call, send_id=False)
                 parts.append({"function_call": {"name": call.name, "args": call.arguments}})
             add("model", parts)
-        elif type(message) is ToolResultMessage:
+        elif isinstance(message, ToolResultMessage):
             answered = ids.result(index, message)
             response: dict[str, Any] = {
                 "name": answered.name,
@@ -262,13 +262,13 @@ def to_request(
                 turns[-1][1].append(part)
             else:
                 turns.append(["user", [part], []])
-        elif type(message) is UserMessage:
+        elif isinstance(message, UserMessage):
             ids.user()
             add("user", [{"text": message.content}] if message.content else [])
-        elif type(message) is UserMultimodalMessage:
+        elif isinstance(message, UserMultimodalMessage):
             ids.user()
             add("user", _parts(index, message.content, unsupported))
-        elif type(message) is SystemMessage:
+        elif isinstance(message, SystemMessage):
             system.append(message.content)
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)

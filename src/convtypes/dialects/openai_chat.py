@@ -73,22 +73,22 @@ _usable_id = safe_id(40)
 def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
-        if type(block) is TextBlock:
+        if isinstance(block, TextBlock):
             out.append({"type": "text", "text": block.text})
             continue
-        if type(block) is ImageUrlBlock:
+        if isinstance(block, ImageUrlBlock):
             image: dict[str, Any] = {"url": block.url}
             if block.detail in DETAILS:
                 image["detail"] = block.detail
             out.append({"type": "image_url", "image_url": image})
             continue
-        if type(block) is ImageBase64Block:
+        if isinstance(block, ImageBase64Block):
             if block.media_type in IMAGE_TYPES:
                 url = data_url(block.media_type, block.data)
                 out.append({"type": "image_url", "image_url": {"url": url}})
                 continue
             why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
-        elif type(block) is AudioBase64Block:
+        elif isinstance(block, AudioBase64Block):
             audio_format = AUDIO_FORMATS.get(block.media_type)
             if audio_format is not None:
                 audio = {"data": block.data, "format": audio_format}
@@ -124,7 +124,7 @@ def to_request(
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     for index, message in enumerate(transcript):
-        if type(message) is ToolResultMessage:
+        if isinstance(message, ToolResultMessage):
             out.append(
                 {
                     "role": "tool",
@@ -132,7 +132,7 @@ def to_request(
                     "content": tool_result_text(message, fence_external),
                 }
             )
-        elif type(message) is AssistantMessage:
+        elif isinstance(message, AssistantMessage):
             ids.assistant()
             turn: dict[str, Any] = {"role": "assistant"}
             if message.tool_calls:
@@ -152,15 +152,15 @@ def to_request(
             else:
                 turn["content"] = message.content
             out.append(turn)
-        elif type(message) is UserMessage:
+        elif isinstance(message, UserMessage):
             ids.user()
             out.append({"role": "user", "content": message.content})
-        elif type(message) is UserMultimodalMessage:
+        elif isinstance(message, UserMultimodalMessage):
             ids.user()
             out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
-        elif type(message) is SystemMessage:
+        elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
-        elif type(message) is ProviderOutputItemsMessage:
+        elif isinstance(message, ProviderOutputItemsMessage):
             pass  # provider state has no place in Chat Completions
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)

@@ -76,14 +76,14 @@ _usable_id = safe_id(64)
 def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
-        if type(block) is TextBlock:
+        if isinstance(block, TextBlock):
             out.append({"type": "input_text", "text": block.text})
             continue
-        if type(block) is ImageUrlBlock:
+        if isinstance(block, ImageUrlBlock):
             detail = block.detail if block.detail in DETAILS else "auto"
             out.append({"type": "input_image", "image_url": block.url, "detail": detail})
             continue
-        if type(block) is ImageBase64Block:
+        if isinstance(block, ImageBase64Block):
             if block.media_type in IMAGE_TYPES:
                 url = data_url(block.media_type, block.data)
                 out.append({"type": "input_image", "image_url": url, "detail": "auto"})
@@ -147,7 +147,7 @@ def to_request(
     carried_text: str | None = None
     carried_calls: dict[str, str] = {}
     for index, message in enumerate(transcript):
-        if type(message) is ToolResultMessage:
+        if isinstance(message, ToolResultMessage):
             out.append(
                 {
                     "type": "function_call_output",
@@ -155,7 +155,7 @@ def to_request(
                     "output": tool_result_text(message, fence_external),
                 }
             )
-        elif type(message) is AssistantMessage:
+        elif isinstance(message, AssistantMessage):
             ids.assistant()
             if message.content and message.content != carried_text:
                 out.append({"role": "assistant", "content": message.content})
@@ -170,7 +170,7 @@ def to_request(
                         "arguments": arguments_json(call.arguments),
                     }
                 )
-        elif type(message) is ProviderOutputItemsMessage:
+        elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL:
                 ids.assistant()
                 out.extend(message.items)  # type: ignore[arg-type]
@@ -178,13 +178,13 @@ def to_request(
                 for call_id, name in carried_calls.items():
                     ids.carried(call_id, call_id, name)
                 continue  # keep what they carry for the next message
-        elif type(message) is UserMessage:
+        elif isinstance(message, UserMessage):
             ids.user()
             out.append({"role": "user", "content": message.content})
-        elif type(message) is UserMultimodalMessage:
+        elif isinstance(message, UserMultimodalMessage):
             ids.user()
             out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
-        elif type(message) is SystemMessage:
+        elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
