@@ -139,7 +139,7 @@ def test_a_second_result_for_one_call_is_refused(module: ModuleType) -> None:
         ct.ToolResultMessage(tool_use_id="call_0", content="r"),
         ct.ToolResultMessage(tool_use_id="call_0", content="r2"),
     ]
-    with pytest.raises(UnmatchedResult, match="message 3: .* already answered"):
+    with pytest.raises(UnmatchedResult, match=r"message 3: .* already answered"):
         module.to_request(messages)
 
 
@@ -152,7 +152,7 @@ def test_a_result_that_could_answer_two_calls_is_refused(module: ModuleType) -> 
         ct.AssistantMessage(tool_calls=(ct.ToolCall(name="g", arguments={}),)),
         ct.ToolResultMessage(tool_use_id="call_0", content="r"),
     ]
-    with pytest.raises(UnmatchedResult, match="message 3: .* more than one call"):
+    with pytest.raises(UnmatchedResult, match=r"message 3: .* more than one call"):
         module.to_request(messages)
 
 
@@ -169,7 +169,7 @@ def test_anthropic_needs_a_user_turn_first() -> None:
         ct.UserMessage(content=""),
         ct.AssistantMessage(content="hello"),
     ]
-    with pytest.raises(DialectError, match="message 2: .*first turn to be a user turn") as err:
+    with pytest.raises(DialectError, match=r"message 2: .*first turn to be a user turn") as err:
         anthropic.to_request(messages)
     assert err.value.index == 2
 
