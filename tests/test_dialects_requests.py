@@ -567,3 +567,25 @@ def test_an_iterator_of_messages_is_accepted() -> None:
         assert module.to_request(iter(SESSION), unsupported="note") == module.to_request(
             SESSION, unsupported="note"
         )
+
+
+def test_the_benchmark_compares_equal_requests() -> None:
+    # benchmarks/dialects.py times to_request against a hand-built twin; the
+    # comparison means something only if both build the same request.
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "benchmarks" / "dialects.py"
+    spec = importlib.util.spec_from_file_location("bench_dialects", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    messages = bench.transcript(60)
+    assert len(messages) == 61
+    for name, (dialect, by_hand) in bench.PAIRS.items():
+        ours = dialect(messages)
+        VALIDATE[name](ours)
+        assert bench.same_request(ours, by_hand(messages)), name
+    # and the comparison would notice a difference
+    assert not bench.same_request(
+        anthropic.to_request(messages), anthropic.to_request(messages[:-1])
+    )

@@ -99,14 +99,6 @@ def _user_blocks(
     return out
 
 
-def _thinking(block: ThinkingBlock) -> dict[str, Any] | None:
-    if block.redacted_data is not None:
-        return {"type": "redacted_thinking", "data": block.redacted_data}
-    if block.signature:
-        return {"type": "thinking", "thinking": block.text, "signature": block.signature}
-    return None  # unsigned: the API refuses it back, and a signature cannot be made up
-
-
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
@@ -127,16 +119,41 @@ def to_request(
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
-    # Each turn: [role, tool results, other blocks, index of its first message]
-    turns: list[list[Any]] = []
+    turns: list[dict[str, Any]] = []
+    role = ""  # the role of the last turn
+    first_index = -1  # the message that opened the first turn
+    # A merged user turn holds its tool results first without any sorting:
+    # a user message closes the calls' scope, so no result can follow one
+    # within a turn (it would be refused as unmatched).
+    content: list[dict[str, Any]] = []
     for index, message in enumerate(transcript):
+        if isinstance(message, ToolResultMessage):
+            result = {
+                "type": "tool_result",
+                "tool_use_id": ids.result(index, message).out_id,
+                "content": tool_result_text(message, fence_external),
+            }
+            if role != "user":
+                content = []
+                turns.append({"role": "user", "content": content})
+                role = "user"
+            content.append(result)
+            continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
             blocks: list[dict[str, Any]] = []
             for thought in message.thinking:
-                replayed = _thinking(thought)
-                if replayed is not None:
-                    blocks.append(replayed)
+                if thought.redacted_data is not None:
+                    blocks.append({"type": "redacted_thinking", "data": thought.redacted_data})
+                elif thought.signature:
+                    blocks.append(
+                        {
+                            "type": "thinking",
+                            "thinking": thought.text,
+                            "signature": thought.signature,
+                        }
+                    )
+                # else unsigned: the API refuses it back, and a signature cannot be made up
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
             for position, call in enumerate(message.tool_calls):
@@ -149,21 +166,13 @@ def to_request(
                     }
                 )
             if blocks:
-                if turns and turns[-1][0] == "assistant":
-                    turns[-1][2].extend(blocks)
-                else:
-                    turns.append(["assistant", [], blocks, index])
-            continue
-        if isinstance(message, ToolResultMessage):
-            result = {
-                "type": "tool_result",
-                "tool_use_id": ids.result(index, message).out_id,
-                "content": tool_result_text(message, fence_external),
-            }
-            if turns and turns[-1][0] == "user":
-                turns[-1][1].append(result)
-            else:
-                turns.append(["user", [result], [], index])
+                if role != "assistant":
+                    content = []
+                    turns.append({"role": "assistant", "content": content})
+                    role = "assistant"
+                    if first_index < 0:
+                        first_index = index
+                content.extend(blocks)
             continue
         if isinstance(message, UserMessage):
             ids.user()
@@ -181,24 +190,22 @@ def to_request(
         else:
             raise not_a_message(index, message)
         if blocks:
-            if turns and turns[-1][0] == "user":
-                turns[-1][2].extend(blocks)
-            else:
-                turns.append(["user", [], blocks, index])
-    if turns and turns[0][0] != "user":
+            if role != "user":
+                content = []
+                turns.append({"role": "user", "content": content})
+                role = "user"
+                if first_index < 0:
+                    first_index = index
+            content.extend(blocks)
+    if turns and turns[0]["role"] != "user":
         raise DialectError(
-            f"message {turns[0][3]}: the Messages API needs the first turn to be a user "
+            f"message {first_index}: the Messages API needs the first turn to be a user "
             "turn, and this transcript (once empty text is left out) starts with the assistant",
-            turns[0][3],
+            first_index,
         )
-    body: dict[str, Any] = {}
     if system:
-        body["system"] = "\n\n".join(system)
-    body["messages"] = [
-        {"role": role, "content": results + blocks if results else blocks}
-        for role, results, blocks, _ in turns
-    ]
-    return body
+        return {"system": "\n\n".join(system), "messages": turns}
+    return {"messages": turns}
 
 
 # --- responses ----------------------------------------------------------------

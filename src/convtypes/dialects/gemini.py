@@ -213,22 +213,21 @@ def to_request(
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, any_id, DIALECT)
     system: list[str] = []
-    # Each turn: [role, function responses, other parts]
-    turns: list[list[Any]] = []
+    contents: list[dict[str, Any]] = []
+    role = ""  # the role of the last content
+    parts: list[dict[str, Any]] = []  # the parts of the last content
     carried: _Carried | None = None
-
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if parts:
-            if turns and turns[-1][0] == role:
-                turns[-1][2].extend(parts)
-            else:
-                turns.append([role, [], parts])
-
+    # As in the Anthropic dialect, function responses come first in a merged
+    # user turn without sorting: a user message closes the calls' scope.
     for index, message in enumerate(transcript):
         if isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol == PROTOCOL:
+            if message.protocol == PROTOCOL and message.items:
                 ids.assistant()
-                add("model", list(message.items))  # type: ignore[arg-type]
+                if role != "model":
+                    parts = []
+                    contents.append({"role": "model", "parts": parts})
+                    role = "model"
+                parts.extend(message.items)  # type: ignore[arg-type]
                 carried = _Carried(message.items)
                 for position, part in enumerate(carried.calls):
                     name = part.get("name")
@@ -238,18 +237,7 @@ def to_request(
                     ids.carried(key, key, name if isinstance(name, str) else "", sent)
             continue  # items of another protocol have no meaning here
         previous, carried = carried, None
-        if isinstance(message, AssistantMessage):
-            ids.assistant()
-            parts: list[dict[str, Any]] = []
-            if message.content and (previous is None or message.content != previous.text):
-                parts.append({"text": message.content})
-            for position, call in enumerate(message.tool_calls):
-                if previous is not None and previous.holds(position, call):
-                    continue
-                ids.call(index, position, call, send_id=False)
-                parts.append({"function_call": {"name": call.name, "args": call.arguments}})
-            add("model", parts)
-        elif isinstance(message, ToolResultMessage):
+        if isinstance(message, ToolResultMessage):
             answered = ids.result(index, message)
             response: dict[str, Any] = {
                 "name": answered.name,
@@ -257,33 +245,48 @@ def to_request(
             }
             if answered.send_id:
                 response["id"] = answered.out_id
-            part = {"function_response": response}
-            if turns and turns[-1][0] == "user":
-                turns[-1][1].append(part)
-            else:
-                turns.append(["user", [part], []])
+            if role != "user":
+                parts = []
+                contents.append({"role": "user", "parts": parts})
+                role = "user"
+            parts.append({"function_response": response})
+            continue
+        if isinstance(message, AssistantMessage):
+            ids.assistant()
+            new: list[dict[str, Any]] = []
+            if message.content and (previous is None or message.content != previous.text):
+                new.append({"text": message.content})
+            for position, call in enumerate(message.tool_calls):
+                if previous is not None and previous.holds(position, call):
+                    continue
+                ids.call(index, position, call, send_id=False)
+                new.append({"function_call": {"name": call.name, "args": call.arguments}})
+            speaker = "model"
         elif isinstance(message, UserMessage):
             ids.user()
-            add("user", [{"text": message.content}] if message.content else [])
+            new = [{"text": message.content}] if message.content else []
+            speaker = "user"
         elif isinstance(message, UserMultimodalMessage):
             ids.user()
-            add("user", _parts(index, message.content, unsupported))
+            new = _parts(index, message.content, unsupported)
+            speaker = "user"
         elif isinstance(message, SystemMessage):
             system.append(message.content)
+            continue
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
         else:
             raise not_a_message(index, message)
-    body: dict[str, Any] = {
-        "contents": [
-            {"role": role, "parts": results + parts if results else parts}
-            for role, results, parts in turns
-        ]
-    }
+        if new:
+            if role != speaker:
+                parts = []
+                contents.append({"role": speaker, "parts": parts})
+                role = speaker
+            parts.extend(new)
     instruction = "\n\n".join(system)
     if instruction:
-        body["system_instruction"] = {"parts": [{"text": instruction}]}
-    return body
+        return {"contents": contents, "system_instruction": {"parts": [{"text": instruction}]}}
+    return {"contents": contents}
 
 
 # --- responses ----------------------------------------------------------------
