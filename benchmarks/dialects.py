@@ -1,6 +1,6 @@
 """What ``convtypes.dialects`` costs: ``to_request`` against dict literals by hand.
 
-    python benchmarks/dialects.py           # 1,000-turn transcript, 9 rounds
+    python benchmarks/dialects.py           # 1,000-turn transcript, 21 rounds
     python benchmarks/dialects.py --quick   # 3 rounds
 
 For each dialect, the same request is built two ways from one transcript of
@@ -233,8 +233,8 @@ def _time(build: Builder, messages: list[ct.Message], calls: int) -> float:
 def run(quick: bool) -> str:
     """Time every dialect against its hand-built twin; a markdown table."""
     messages = transcript()
-    rounds = 3 if quick else 9
-    calls = 3 if quick else 10
+    rounds = 3 if quick else 21
+    calls = 3 if quick else 30
     lines = [
         f"Transcript: {len(messages)} messages; {rounds} rounds of {calls} builds each; "
         f"Python {platform.python_version()}, msgspec {msgspec.__version__}.",
