@@ -66,8 +66,8 @@ def transcript(turns: int = 1_000) -> list[ct.Message]:
 
 
 def _fenced(message: ct.ToolResultMessage) -> str:
-    external = message.provenance == ct.Provenance.EXTERNAL
-    return ct.fence_external(message.content) if external else message.content
+    internal = message.provenance.is_internal()
+    return message.content if internal else ct.fence_external(message.content)
 
 
 def hand_anthropic(messages: list[ct.Message]) -> dict[str, Any]:

@@ -217,7 +217,7 @@ def test_fencing_follows_provenance_in_every_dialect() -> None:
 
 
 class _NewerProvenance:
-    """What lenient decoding makes of a provenance from a newer writer: not internal."""
+    """Stands in for a newer writer's provenance where lenient decoding cannot load one."""
 
     value = "quarantined"
 
@@ -228,17 +228,37 @@ class _NewerProvenance:
         return False
 
 
-def test_an_unknown_provenance_is_fenced() -> None:
-    # Fencing must fail closed: any provenance that is not internal is fenced,
-    # not only Provenance.EXTERNAL.
-    messages: list[ct.Message] = [
-        ct.UserMessage(content="q"),
-        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c1", name="f", arguments={}),)),
-        ct.ToolResultMessage(
+def _result_of_unknown_provenance() -> ct.ToolResultMessage:
+    """A tool result whose provenance this version does not know.
+
+    Lenient decoding loads a newer writer's provenance as a value that is not
+    internal, on a core that supports it; on one that does not yet, a stand-in
+    with the same behaviour is built directly.
+    """
+    document = (
+        b'{"role":"tool_result","tool_use_id":"c1","content":"page","provenance":"quarantined"}'
+    )
+    try:
+        loaded = ct.decode_lenient_message(document)
+    except ct.WireError:
+        return ct.ToolResultMessage(
             tool_use_id="c1",
             content="page",
             provenance=_NewerProvenance(),  # type: ignore[arg-type]
-        ),
+        )
+    assert isinstance(loaded, ct.ToolResultMessage)
+    return loaded
+
+
+def test_an_unknown_provenance_is_fenced() -> None:
+    # Fencing must fail closed: any provenance that is not internal is fenced,
+    # not only Provenance.EXTERNAL.
+    result = _result_of_unknown_provenance()
+    assert not result.provenance.is_internal()
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c1", name="f", arguments={}),)),
+        result,
     ]
     for name, module in DIALECTS.items():
         text = json.dumps(module.to_request(messages))
