@@ -1,7 +1,9 @@
 """The replay examples, checked against the providers' own SDK request types.
 
 No network: the bodies are validated with pydantic against the TypedDicts the
-official ``anthropic`` and ``openai`` packages declare for their requests.
+official ``anthropic`` and ``openai`` packages declare for their requests. The
+examples are thin wrappers over ``convtypes.dialects``, whose own tests go
+further (tests/test_dialects_*.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from hypothesis import given, settings
 
 import convtypes as ct
 from convtypes import strategies as cst
+from convtypes.dialects import DialectError
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
@@ -108,7 +111,12 @@ def test_anthropic_fences_external_results_only() -> None:
 def test_anthropic_body_is_valid_for_any_well_formed_conversation(
     messages: list[ct.Message],
 ) -> None:
-    body = anthropic_replay.build_request(messages)
+    try:
+        body = anthropic_replay.build_request(messages)
+    except DialectError as err:
+        # An empty first user message leaves the assistant to speak first.
+        assert "first turn to be a user turn" in str(err)
+        return
     _force(_anthropic_adapter().validate_python(body))
     uses = [b["id"] for t in body["messages"] for b in t["content"] if b["type"] == "tool_use"]
     answers = [
@@ -117,7 +125,30 @@ def test_anthropic_body_is_valid_for_any_well_formed_conversation(
         for b in t["content"]
         if b["type"] == "tool_result"
     ]
+    assert len(set(uses)) == len(uses)
     assert sorted(uses) == sorted(answers)
+
+
+def _id_less_turn() -> list[ct.Message]:
+    calls = tuple(ct.ToolCall(name="f", arguments={"n": n}) for n in range(2))
+    return [
+        ct.AssistantMessage(tool_calls=calls),
+        ct.ToolResultMessage(tool_use_id="call_0", content="r0"),
+        ct.ToolResultMessage(tool_use_id="call_1", content="r1"),
+    ]
+
+
+def test_two_id_less_turns_no_longer_repeat_a_tool_use_id() -> None:
+    # The old example numbered id-less calls call_0, call_1... afresh in
+    # every turn, so this request repeated a tool_use id, which the API refuses.
+    messages = [ct.UserMessage(content="go"), *_id_less_turn(), *_id_less_turn()]
+    body = anthropic_replay.build_request(messages)
+    _force(_anthropic_adapter().validate_python(body))
+    uses = [b["id"] for t in body["messages"] for b in t["content"] if b["type"] == "tool_use"]
+    assert len(uses) == 4 and len(set(uses)) == 4
+    items = openai_replay.build_input(messages)
+    call_ids = [item["call_id"] for item in items if item.get("type") == "function_call"]
+    assert len(set(call_ids)) == 4
 
 
 def test_openai_input_is_valid() -> None:

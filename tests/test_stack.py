@@ -133,3 +133,50 @@ def test_check_command_survives_a_million_levels(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "statuses [1, 1, 1]" in done.stdout
     assert "127 levels" in done.stdout
+
+
+def test_dialects_read_deep_tool_arguments_from_a_response_safely() -> None:
+    # Tool arguments arrive from the network as JSON text inside a response.
+    code = textwrap.dedent(
+        f"""
+        import threading
+        from convtypes.dialects import DialectError, anthropic, openai_chat
+        deep = "[" * {LEVELS} + "]" * {LEVELS}
+        chat = {{"choices": [{{"index": 0, "finish_reason": "tool_calls", "message": {{
+            "role": "assistant", "content": None, "tool_calls": [{{"id": "c", "type": "function",
+            "function": {{"name": "n", "arguments": '{{"a":' + deep + "}}"}}}}]}}}}]}}
+        outcomes = []
+        def run():
+            try:
+                openai_chat.from_response(chat)
+                outcomes.append("value")
+            except DialectError:
+                outcomes.append("DialectError")
+            stream = anthropic.Accumulator()
+            try:
+                for event in (
+                    {{"type": "message_start", "message": {{"id": "m", "type": "message",
+                      "role": "assistant", "model": "x", "content": [], "stop_reason": None,
+                      "stop_sequence": None, "usage": {{"input_tokens": 1, "output_tokens": 1}}}}}},
+                    {{"type": "content_block_start", "index": 0, "content_block": {{
+                      "type": "tool_use", "id": "t", "name": "n", "input": {{}}}}}},
+                    {{"type": "content_block_delta", "index": 0, "delta": {{
+                      "type": "input_json_delta", "partial_json": '{{"a":' + deep + "}}"}}}},
+                    {{"type": "content_block_stop", "index": 0}},
+                ):
+                    stream.feed(event)
+                outcomes.append("value")
+            except DialectError:
+                outcomes.append("DialectError")
+        threading.stack_size({STACK})
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+        print(outcomes)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['DialectError', 'DialectError']"

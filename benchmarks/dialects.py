@@ -1,0 +1,265 @@
+"""What ``convtypes.dialects`` costs: ``to_request`` against dict literals by hand.
+
+    python benchmarks/dialects.py           # 1,000-turn transcript, 21 rounds
+    python benchmarks/dialects.py --quick   # 3 rounds
+
+For each dialect, the same request is built two ways from one transcript of
+1,000 turns (a user asks, the assistant thinks and calls tools, external
+results come back): by ``to_request``, and by the loop a backend would write
+by hand, with dict literals and nothing checked. The two must give equal
+requests (the tests check it). They run side by side in one process, taking
+turns within each round; a ratio is the median of the per-round ratios,
+with their range. Prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+import convtypes as ct
+from convtypes.dialects import anthropic, gemini, openai_chat, openai_responses
+
+Builder = Callable[[list[ct.Message]], dict[str, Any]]
+
+
+def transcript(turns: int = 1_000) -> list[ct.Message]:
+    """A seeded agent session of ``turns`` messages after the system prompt."""
+    messages: list[ct.Message] = [ct.SystemMessage(content="You are a careful agent.")]
+    serial = 0
+    while len(messages) <= turns:
+        serial += 1
+        messages.append(ct.UserMessage(content=f"Step {serial}: look up item {serial}."))
+        calls = tuple(
+            ct.ToolCall(
+                id=f"toolu_{serial:05d}_{n}",
+                name="search" if n == 0 else "read_file",
+                arguments={"query": f"item {serial}", "options": {"limit": 5, "page": n}},
+            )
+            for n in range(2)
+        )
+        thinking = (ct.ThinkingBlock(text=f"I should search for {serial}.", signature="c2ln" * 8),)
+        messages.append(
+            ct.AssistantMessage(content="Searching.", tool_calls=calls, thinking=thinking)
+        )
+        for n, call in enumerate(calls):
+            messages.append(
+                ct.ToolResultMessage(
+                    tool_use_id=call.id or "",
+                    content=f"Result {serial}.{n}: " + "lorem ipsum " * 20,
+                    provenance=ct.Provenance.EXTERNAL if n == 0 else ct.Provenance.INTERNAL,
+                )
+            )
+        messages.append(ct.AssistantMessage(content=f"Item {serial} is fine."))
+    return messages[: turns + 1]
+
+
+# --- the same requests, built by hand -------------------------------------------
+
+
+def _fenced(message: ct.ToolResultMessage) -> str:
+    internal = message.provenance.is_internal()
+    return message.content if internal else ct.fence_external(message.content)
+
+
+def hand_anthropic(messages: list[ct.Message]) -> dict[str, Any]:
+    system = ""
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            system = message.content
+        elif isinstance(message, ct.UserMessage):
+            block = {"type": "text", "text": message.content}
+            if turns and turns[-1]["role"] == "user":
+                turns[-1]["content"].append(block)
+            else:
+                turns.append({"role": "user", "content": [block]})
+        elif isinstance(message, ct.AssistantMessage):
+            blocks: list[dict[str, Any]] = [
+                {"type": "thinking", "thinking": t.text, "signature": t.signature}
+                for t in message.thinking
+            ]
+            if message.content:
+                blocks.append({"type": "text", "text": message.content})
+            blocks += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                for c in message.tool_calls
+            ]
+            turns.append({"role": "assistant", "content": blocks})
+        elif isinstance(message, ct.ToolResultMessage):
+            result = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_use_id,
+                "content": _fenced(message),
+            }
+            if turns and turns[-1]["role"] == "user":
+                turns[-1]["content"].append(result)
+            else:
+                turns.append({"role": "user", "content": [result]})
+    return {"system": system, "messages": turns}
+
+
+def hand_openai_chat(messages: list[ct.Message]) -> dict[str, Any]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            out.append({"role": "system", "content": message.content})
+        elif isinstance(message, ct.UserMessage):
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, ct.AssistantMessage):
+            turn: dict[str, Any] = {"role": "assistant", "content": message.content}
+            if message.tool_calls:
+                turn["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                    }
+                    for c in message.tool_calls
+                ]
+            out.append(turn)
+        elif isinstance(message, ct.ToolResultMessage):
+            out.append(
+                {"role": "tool", "tool_call_id": message.tool_use_id, "content": _fenced(message)}
+            )
+    return {"messages": out}
+
+
+def hand_openai_responses(messages: list[ct.Message]) -> dict[str, Any]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            out.append({"role": "system", "content": message.content})
+        elif isinstance(message, ct.UserMessage):
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, ct.AssistantMessage):
+            if message.content:
+                out.append({"role": "assistant", "content": message.content})
+            out += [
+                {
+                    "type": "function_call",
+                    "call_id": c.id,
+                    "name": c.name,
+                    "arguments": json.dumps(c.arguments),
+                }
+                for c in message.tool_calls
+            ]
+        elif isinstance(message, ct.ToolResultMessage):
+            out.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_use_id,
+                    "output": _fenced(message),
+                }
+            )
+    return {"input": out}
+
+
+def hand_gemini(messages: list[ct.Message]) -> dict[str, Any]:
+    system = ""
+    contents: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            system = message.content
+        elif isinstance(message, ct.UserMessage):
+            part = {"text": message.content}
+            if contents and contents[-1]["role"] == "user":
+                contents[-1]["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+        elif isinstance(message, ct.AssistantMessage):
+            parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+            for c in message.tool_calls:
+                names[c.id or ""] = c.name
+                parts.append({"function_call": {"name": c.name, "args": c.arguments}})
+            contents.append({"role": "model", "parts": parts})
+        elif isinstance(message, ct.ToolResultMessage):
+            response = {
+                "function_response": {
+                    "name": names[message.tool_use_id],
+                    "response": {"output": _fenced(message)},
+                }
+            }
+            if contents and contents[-1]["role"] == "user":
+                contents[-1]["parts"].append(response)
+            else:
+                contents.append({"role": "user", "parts": [response]})
+    return {"contents": contents, "system_instruction": {"parts": [{"text": system}]}}
+
+
+PAIRS: dict[str, tuple[Builder, Builder]] = {
+    "anthropic": (anthropic.to_request, hand_anthropic),
+    "openai_chat": (openai_chat.to_request, hand_openai_chat),
+    "openai_responses": (openai_responses.to_request, hand_openai_responses),
+    "gemini": (gemini.to_request, hand_gemini),
+}
+
+
+def same_request(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Equal as JSON: the hand-built arguments text spaces its JSON differently."""
+
+    def normal(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: json.loads(item) if key == "arguments" else normal(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [normal(item) for item in value]
+        return value
+
+    return bool(normal(first) == normal(second))
+
+
+# --- timing ----------------------------------------------------------------------------
+
+
+def _time(build: Builder, messages: list[ct.Message], calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        build(messages)
+    return (time.perf_counter() - start) / calls
+
+
+def run(quick: bool) -> str:
+    """Time every dialect against its hand-built twin; a markdown table."""
+    messages = transcript()
+    rounds = 3 if quick else 21
+    calls = 3 if quick else 30
+    lines = [
+        f"Transcript: {len(messages)} messages; {rounds} rounds of {calls} builds each; "
+        f"Python {platform.python_version()}, msgspec {msgspec.__version__}.",
+        "",
+        "| dialect | to_request | by hand | to_request time vs by hand |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, (dialect, by_hand) in PAIRS.items():
+        if not same_request(dialect(messages), by_hand(messages)):
+            raise AssertionError(f"{name}: the two builders disagree")
+        ours: list[float] = []
+        theirs: list[float] = []
+        for _ in range(rounds):
+            ours.append(_time(dialect, messages, calls))
+            theirs.append(_time(by_hand, messages, calls))
+        ratios = sorted(a / b for a, b in zip(ours, theirs, strict=True))
+        lines.append(
+            f"| {name} | {statistics.median(ours) * 1e3:.2f} ms "
+            f"| {statistics.median(theirs) * 1e3:.2f} ms "
+            f"| {statistics.median(ratios):.2f}x ({ratios[0]:.2f}\u2013{ratios[-1]:.2f}) |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    sys.stdout.write(run(parser.parse_args().quick) + "\n")

@@ -1,0 +1,35 @@
+"""Provider dialects: a transcript to a request, a response or stream back to messages.
+
+One module per provider API, each with the same three names:
+
+- ``to_request(messages, *, fence_external=True, unsupported="raise")``: the
+  conversation part of a request body, as plain JSON-ready dicts;
+- ``from_response(response)``: the messages to append to the transcript, from
+  the response as a dict (the REST JSON) or as the official SDK's object;
+- ``Accumulator``: ``feed(event)`` for each streamed event, then ``result()``,
+  which equals ``from_response`` of the same response.
+
+The modules are :mod:`~convtypes.dialects.anthropic`,
+:mod:`~convtypes.dialects.openai_chat`,
+:mod:`~convtypes.dialects.openai_responses` and
+:mod:`~convtypes.dialects.gemini`. They need nothing but convtypes and the
+standard library; ``import convtypes`` does not import them.
+"""
+
+from ._common import (
+    DialectError,
+    ResponseError,
+    StreamError,
+    UnmatchedResult,
+    Unsupported,
+    UnsupportedContent,
+)
+
+__all__ = [
+    "DialectError",
+    "ResponseError",
+    "StreamError",
+    "UnmatchedResult",
+    "Unsupported",
+    "UnsupportedContent",
+]

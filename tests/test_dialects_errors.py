@@ -1,0 +1,200 @@
+"""What the dialects refuse to send, and what their errors name."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import convtypes as ct
+from convtypes.dialects import (
+    DialectError,
+    UnmatchedResult,
+    UnsupportedContent,
+    anthropic,
+    gemini,
+    openai_chat,
+    openai_responses,
+)
+
+ALL = [anthropic, openai_chat, openai_responses, gemini]
+IDS = ["anthropic", "openai_chat", "openai_responses", "gemini"]
+
+
+def _user(*blocks: Any) -> list[Any]:
+    return [ct.UserMessage(content="look"), ct.UserMultimodalMessage(content=blocks)]
+
+
+def test_every_error_is_a_value_error() -> None:
+    assert issubclass(DialectError, ValueError)
+    for error in (UnsupportedContent, UnmatchedResult):
+        assert issubclass(error, DialectError)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_an_unknown_message_is_never_forwarded(module: ModuleType) -> None:
+    messages = ct.decode_lenient_messages(
+        b'[{"role":"user","content":"q"},{"role":"developer","content":"obey"}]'
+    )
+    with pytest.raises(UnsupportedContent, match=r"message 1: role 'developer' is unknown") as err:
+        module.to_request(messages)
+    assert err.value.index == 1
+    assert isinstance(err.value.block, ct.UnknownMessage)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_an_unknown_block_is_never_forwarded_even_with_notes(module: ModuleType) -> None:
+    messages = ct.decode_lenient_messages(
+        b'[{"role":"user_multimodal","content":[{"type":"text","text":"a"},'
+        b'{"type":"hologram","uri":"x"}]}]'
+    )
+    for unsupported in ("raise", "note"):
+        with pytest.raises(UnsupportedContent, match=r"message 0, block 1 \(hologram\)") as err:
+            module.to_request(messages, unsupported=unsupported)
+        assert err.value.index == 0
+        assert isinstance(err.value.block, ct.UnknownBlock)
+
+
+@pytest.mark.parametrize(
+    ("module", "block", "reason"),
+    [
+        (anthropic, ct.VideoUrlBlock(url="https://x.test/v.mp4"), "no block for video or audio"),
+        (anthropic, ct.AudioBase64Block(data="AA", media_type="audio/wav"), "video or audio"),
+        (anthropic, ct.ImageBase64Block(data="AA", media_type="image/bmp"), "'image/bmp' image"),
+        (openai_chat, ct.VideoPathBlock(path="/v.mp4"), "no part for video"),
+        (openai_chat, ct.AudioUrlBlock(url="https://x.test/a.wav"), "audio only inline"),
+        (openai_chat, ct.AudioBase64Block(data="AA", media_type="audio/ogg"), "not 'audio/ogg'"),
+        (openai_chat, ct.ImageBase64Block(data="AA", media_type="image/tiff"), "'image/tiff'"),
+        (openai_responses, ct.AudioBase64Block(data="AA", media_type="audio/wav"), "video or"),
+        (openai_responses, ct.VideoBase64Block(data="AA", media_type="video/mp4"), "video or"),
+        (openai_responses, ct.ImageBase64Block(data="AA", media_type="image/svg"), "'image/svg'"),
+        (gemini, ct.VideoPathBlock(path="/v.mp4"), "cannot read a local path"),
+        (gemini, ct.AudioPathBlock(path="/a.wav"), "cannot read a local path"),
+        (gemini, ct.ImageBase64Block(data="AA", media_type="image/gif"), "'image/gif'"),
+        (gemini, ct.AudioBase64Block(data="AA", media_type="text/plain"), "not 'text/plain'"),
+        (gemini, ct.VideoBase64Block(data="AA", media_type="image/png"), "not 'image/png'"),
+    ],
+)
+def test_content_a_dialect_cannot_carry_is_refused(
+    module: ModuleType, block: Any, reason: str
+) -> None:
+    tag = block.__struct_config__.tag
+    with pytest.raises(UnsupportedContent, match=rf"message 1, block 1 \({tag}\): ") as err:
+        module.to_request(_user(ct.TextBlock(text="see"), block))
+    assert reason in str(err.value)
+    assert err.value.index == 1
+    assert err.value.block is block
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_note_says_what_was_left_out(module: ModuleType) -> None:
+    block = ct.VideoPathBlock(path="/v.mp4")
+    text = str(module.to_request(_user(block), unsupported="note"))
+    assert "[video_path attachment not sent:" in text
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_result_that_answers_no_call_is_refused(module: ModuleType) -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="b", content="r"),
+    ]
+    with pytest.raises(UnmatchedResult, match="message 2: tool result 'b' answers no call") as err:
+        module.to_request(messages)
+    assert err.value.index == 2 and err.value.tool_use_id == "b"
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_result_after_a_user_turn_answers_nothing(module: ModuleType) -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+        ct.UserMessage(content="never mind"),
+        ct.ToolResultMessage(tool_use_id="a", content="r"),
+    ]
+    with pytest.raises(UnmatchedResult, match="message 3: tool result 'a' answers no call"):
+        module.to_request(messages)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_result_for_an_earlier_turn_answers_nothing(module: ModuleType) -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="a", content="r"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="b", name="f", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="a", content="again"),
+    ]
+    with pytest.raises(UnmatchedResult, match="message 4: tool result 'a' answers no call"):
+        module.to_request(messages)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_second_result_for_one_call_is_refused(module: ModuleType) -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(name="f", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="call_0", content="r"),
+        ct.ToolResultMessage(tool_use_id="call_0", content="r2"),
+    ]
+    with pytest.raises(UnmatchedResult, match=r"message 3: .* already answered"):
+        module.to_request(messages)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_result_that_could_answer_two_calls_is_refused(module: ModuleType) -> None:
+    # Two assistant messages in one turn, each with an id-less first call.
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(name="f", arguments={}),)),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(name="g", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="call_0", content="r"),
+    ]
+    with pytest.raises(UnmatchedResult, match=r"message 3: .* more than one call"):
+        module.to_request(messages)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_something_that_is_not_a_message_is_refused(module: ModuleType) -> None:
+    with pytest.raises(DialectError, match="message 1: not a convtypes message") as err:
+        module.to_request([ct.UserMessage(content="q"), {"role": "user", "content": "x"}])
+    assert err.value.index == 1
+
+
+def test_anthropic_needs_a_user_turn_first() -> None:
+    messages: list[ct.Message] = [
+        ct.SystemMessage(content="s"),
+        ct.UserMessage(content=""),
+        ct.AssistantMessage(content="hello"),
+    ]
+    with pytest.raises(DialectError, match=r"message 2: .*first turn to be a user turn") as err:
+        anthropic.to_request(messages)
+    assert err.value.index == 2
+
+
+def test_calls_still_open_at_the_end_are_sent() -> None:
+    # The caller may be about to run them: to_request does not judge.
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(name="f", arguments={}),)),
+    ]
+    body = openai_chat.to_request(messages)
+    assert body["messages"][1]["tool_calls"][0]["id"] == "call_1_0"
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_known_messages_with_unknown_fields_are_sent_as_known(module: ModuleType) -> None:
+    # Lenient decoding keeps a newer writer's extra fields on a subclass of
+    # the known message; the dialect sends what it knows of it.
+    lenient = ct.decode_lenient_messages(
+        b'[{"role":"user","content":"hi","name":"ana"},'
+        b'{"role":"user_multimodal","content":[{"type":"text","text":"x","lang":"en"}]}]'
+    )
+    strict = ct.decode_messages(
+        b'[{"role":"user","content":"hi"},'
+        b'{"role":"user_multimodal","content":[{"type":"text","text":"x"}]}]'
+    )
+    assert type(lenient[0]) is not ct.UserMessage
+    assert module.to_request(lenient) == module.to_request(strict)

@@ -1,0 +1,611 @@
+"""Every dialect's ``to_request``, checked against the providers' own SDK types.
+
+No network: the request bodies are validated with pydantic against the
+request types that the official ``anthropic``, ``openai`` and ``google-genai``
+packages declare. The helpers here are also used by the other dialect tests.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import convtypes as ct
+from convtypes import strategies as cst
+from convtypes.dialects import DialectError, anthropic, gemini, openai_chat, openai_responses
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
+
+
+def _text(index: int) -> str:
+    """The text of the session's message at ``index``."""
+    message = SESSION[index]
+    assert isinstance(message, (ct.SystemMessage, ct.UserMessage, ct.ToolResultMessage))
+    return message.content
+
+
+# The session's audio attachment has no place in three of the four APIs.
+AUDIO_AT = 7
+
+
+def force(value: Any) -> Any:
+    """Consume pydantic's lazy iterators so every nested item is validated."""
+    if isinstance(value, dict):
+        return {key: force(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)) or hasattr(value, "__next__"):
+        return [force(item) for item in value]
+    return value
+
+
+# The adapters are kept alive: the lazy iterators pydantic returns for
+# Iterable fields need their adapter when they are consumed.
+@functools.cache
+def _adapter(name: str) -> Any:
+    from pydantic import TypeAdapter
+
+    if name == "anthropic":
+        pytest.importorskip("anthropic")
+        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+        return TypeAdapter(MessageCreateParamsNonStreaming)
+    if name == "openai_chat":
+        pytest.importorskip("openai")
+        from openai.types.chat import ChatCompletionMessageParam
+
+        return TypeAdapter(list[ChatCompletionMessageParam])
+    pytest.importorskip("openai")
+    from openai.types.responses import ResponseInputParam
+
+    return TypeAdapter(ResponseInputParam)
+
+
+def validate_anthropic(body: dict[str, Any]) -> None:
+    full = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **body}
+    force(_adapter("anthropic").validate_python(full))
+
+
+def validate_openai_chat(body: dict[str, Any]) -> None:
+    assert list(body) == ["messages"]
+    force(_adapter("openai_chat").validate_python(body["messages"]))
+
+
+def validate_openai_responses(body: dict[str, Any]) -> None:
+    assert list(body) == ["input"]
+    force(_adapter("openai_responses").validate_python(body["input"]))
+
+
+def validate_gemini(body: dict[str, Any]) -> None:
+    types = pytest.importorskip("google.genai.types")
+    assert set(body) <= {"contents", "system_instruction"}
+    for content in body["contents"]:
+        types.Content.model_validate(content)
+    if "system_instruction" in body:
+        types.Content.model_validate(body["system_instruction"])
+
+
+VALIDATE = {
+    "anthropic": validate_anthropic,
+    "openai_chat": validate_openai_chat,
+    "openai_responses": validate_openai_responses,
+    "gemini": validate_gemini,
+}
+DIALECTS = {
+    "anthropic": anthropic,
+    "openai_chat": openai_chat,
+    "openai_responses": openai_responses,
+    "gemini": gemini,
+}
+
+
+def calls_and_results(name: str, body: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The call ids a request sends, and the ids its results answer, in order."""
+    if name == "anthropic":
+        blocks = [block for turn in body["messages"] for block in turn["content"]]
+        return (
+            [b["id"] for b in blocks if b["type"] == "tool_use"],
+            [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"],
+        )
+    if name == "openai_chat":
+        messages = body["messages"]
+        return (
+            [c["id"] for m in messages for c in m.get("tool_calls", ())],
+            [m["tool_call_id"] for m in messages if m["role"] == "tool"],
+        )
+    if name == "openai_responses":
+        items = body["input"]
+        return (
+            [i["call_id"] for i in items if i.get("type") == "function_call"],
+            [i["call_id"] for i in items if i.get("type") == "function_call_output"],
+        )
+    parts = [part for content in body["contents"] for part in content["parts"]]
+    return (
+        [p["function_call"]["name"] for p in parts if "function_call" in p],
+        [p["function_response"]["name"] for p in parts if "function_response" in p],
+    )
+
+
+# --- the validation helpers themselves ----------------------------------------
+
+
+def test_anthropic_validation_catches_a_wrong_nested_block() -> None:
+    body = anthropic.to_request(SESSION, unsupported="note")
+    validate_anthropic(body)
+    body["messages"][1]["content"][0]["type"] = "thought"
+    with pytest.raises(Exception, match="validation error"):
+        validate_anthropic(body)
+
+
+def test_openai_chat_validation_catches_a_wrong_nested_part() -> None:
+    body = openai_chat.to_request(SESSION, unsupported="note")
+    validate_openai_chat(body)
+    user = next(m for m in body["messages"] if isinstance(m.get("content"), list))
+    user["content"][1]["image_url"] = 5
+    with pytest.raises(Exception, match="validation error"):
+        validate_openai_chat(body)
+
+
+def test_openai_responses_validation_catches_a_wrong_nested_item() -> None:
+    body = openai_responses.to_request(SESSION, unsupported="note")
+    validate_openai_responses(body)
+    next(i for i in body["input"] if i.get("type") == "function_call").pop("call_id")
+    with pytest.raises(Exception, match="validation error"):
+        validate_openai_responses(body)
+
+
+def test_gemini_validation_catches_a_wrong_nested_part() -> None:
+    body = gemini.to_request(SESSION)
+    validate_gemini(body)
+    body["contents"][1]["parts"][0]["function_call"]["args"] = "not an object"
+    with pytest.raises(Exception, match="validation error"):
+        validate_gemini(body)
+
+
+# --- the example session ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_the_example_session_makes_a_valid_request(name: str) -> None:
+    module = DIALECTS[name]
+    body = module.to_request(SESSION, unsupported="note")
+    VALIDATE[name](body)
+    json.dumps(body)  # plain JSON, nothing else
+    calls, results = calls_and_results(name, body)
+    assert results == calls[: len(results)]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses"])
+def test_the_session_audio_is_refused_by_default(name: str) -> None:
+    from convtypes.dialects import UnsupportedContent
+
+    with pytest.raises(UnsupportedContent, match=r"message 7, block 3 \(audio_url\)") as caught:
+        DIALECTS[name].to_request(SESSION)
+    assert caught.value.index == AUDIO_AT
+    assert caught.value.block == ct.AudioUrlBlock(
+        url="https://example.com/question.wav", sample_rate=16000
+    )
+
+
+def test_gemini_takes_the_session_audio_by_url() -> None:
+    body = gemini.to_request(SESSION)
+    parts = body["contents"][-2]["parts"]
+    assert parts[-1] == {
+        "file_data": {"file_uri": "https://example.com/question.wav", "mime_type": "audio/wav"}
+    }
+    assert body["system_instruction"] == {"parts": [{"text": _text(0)}]}
+
+
+def test_fencing_follows_provenance_in_every_dialect() -> None:
+    fenced = ct.fence_external(_text(3))
+    plain = _text(5)
+    for name, module in DIALECTS.items():
+        text = json.dumps(module.to_request(SESSION, unsupported="note"))
+        assert json.dumps(fenced)[1:-1] in text, name
+        assert json.dumps(plain)[1:-1] in text, name
+        loose = json.dumps(module.to_request(SESSION, unsupported="note", fence_external=False))
+        assert ct.EXTERNAL_OPEN not in loose.replace(
+            json.dumps(_text(0))[1:-1],
+            "",
+        ), name
+
+
+class _NewerProvenance:
+    """Stands in for a newer writer's provenance where lenient decoding cannot load one."""
+
+    value = "quarantined"
+
+    def is_internal(self) -> bool:
+        return False
+
+    def is_external(self) -> bool:
+        return False
+
+
+def _result_of_unknown_provenance() -> ct.ToolResultMessage:
+    """A tool result whose provenance this version does not know.
+
+    Lenient decoding loads a newer writer's provenance as a value that is not
+    internal, on a core that supports it; on one that does not yet, a stand-in
+    with the same behaviour is built directly.
+    """
+    document = (
+        b'{"role":"tool_result","tool_use_id":"c1","content":"page","provenance":"quarantined"}'
+    )
+    try:
+        loaded = ct.decode_lenient_message(document)
+    except ct.WireError:
+        return ct.ToolResultMessage(
+            tool_use_id="c1",
+            content="page",
+            provenance=_NewerProvenance(),  # type: ignore[arg-type]
+        )
+    assert isinstance(loaded, ct.ToolResultMessage)
+    return loaded
+
+
+def test_an_unknown_provenance_is_fenced() -> None:
+    # Fencing must fail closed: any provenance that is not internal is fenced,
+    # not only Provenance.EXTERNAL.
+    result = _result_of_unknown_provenance()
+    assert not result.provenance.is_internal()
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c1", name="f", arguments={}),)),
+        result,
+    ]
+    for name, module in DIALECTS.items():
+        text = json.dumps(module.to_request(messages))
+        assert json.dumps(ct.fence_external("page"))[1:-1] in text, name
+        unfenced = json.dumps(module.to_request(messages, fence_external=False))
+        assert ct.EXTERNAL_OPEN not in unfenced, name
+
+
+# --- generated conversations ------------------------------------------------------
+
+
+def _first_user_turn_is_empty(messages: list[ct.Message]) -> bool:
+    """The first user turn has nothing Anthropic can send (no non-empty text)."""
+    first = next(m for m in messages if not isinstance(m, ct.SystemMessage))
+    if isinstance(first, ct.UserMessage):
+        return not first.content
+    assert isinstance(first, ct.UserMultimodalMessage)
+    return all(isinstance(b, ct.TextBlock) and not b.text for b in first.content)
+
+
+def _check_pairs(name: str, body: dict[str, Any], messages: list[ct.Message]) -> None:
+    calls, results = calls_and_results(name, body)
+    expected_calls = sum(len(m.tool_calls) for m in messages if isinstance(m, ct.AssistantMessage))
+    assert len(calls) == expected_calls
+    assert len(results) == sum(isinstance(m, ct.ToolResultMessage) for m in messages)
+    if name != "gemini":  # Gemini pairs by name and order, without ids
+        assert len(set(calls)) == len(calls), "call ids must be unique"
+    assert Counter(results) == Counter(calls)
+
+
+_MEDIA = (ct.TextBlock, ct.ImageUrlBlock)
+
+
+@settings(max_examples=300)
+@given(cst.conversations(), st.sampled_from(sorted(DIALECTS)))
+def test_any_well_formed_conversation_makes_a_valid_request(
+    messages: list[ct.Message], name: str
+) -> None:
+    module = DIALECTS[name]
+    try:
+        body = module.to_request(messages, unsupported="note")
+    except DialectError as err:
+        # Anthropic alone refuses a transcript whose first user turn is empty
+        # (it leaves empty text out, and then the assistant would speak first).
+        assert name == "anthropic" and _first_user_turn_is_empty(messages)
+        assert "first turn to be a user turn" in str(err)
+        return
+    VALIDATE[name](body)
+    _check_pairs(name, body, messages)
+
+
+def _id_less_turn(name: str) -> list[ct.Message]:
+    return [
+        ct.AssistantMessage(
+            content="",
+            tool_calls=(
+                ct.ToolCall(name=name, arguments={"n": 1}),
+                ct.ToolCall(name=name, arguments={"n": 2}),
+            ),
+        ),
+        ct.ToolResultMessage(tool_use_id="call_0", content=f"{name} 1"),
+        ct.ToolResultMessage(tool_use_id="call_1", content=f"{name} 2"),
+    ]
+
+
+TWO_ID_LESS_TURNS: list[ct.Message] = [
+    ct.UserMessage(content="go"),
+    *_id_less_turn("first"),
+    *_id_less_turn("second"),
+    ct.AssistantMessage(content="done"),
+]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses"])
+def test_two_id_less_turns_get_distinct_ids(name: str) -> None:
+    # The bug in the old replay example: call_0 and call_1 twice in one request.
+    assert ct.check_conversation(TWO_ID_LESS_TURNS) == []
+    body = DIALECTS[name].to_request(TWO_ID_LESS_TURNS)
+    VALIDATE[name](body)
+    calls, results = calls_and_results(name, body)
+    assert calls == ["call_1_0", "call_1_1", "call_4_0", "call_4_1"]
+    assert results == calls
+
+
+def test_results_follow_their_renamed_call_in_anthropic() -> None:
+    body = anthropic.to_request(TWO_ID_LESS_TURNS)
+    second = body["messages"][4]["content"]
+    assert [b["content"] for b in second] == ["second 1", "second 2"]
+    assert [b["tool_use_id"] for b in second] == ["call_4_0", "call_4_1"]
+
+
+def test_gemini_names_each_result_after_its_call() -> None:
+    body = gemini.to_request(TWO_ID_LESS_TURNS)
+    validate_gemini(body)
+    responses = [
+        p["function_response"]
+        for c in body["contents"]
+        for p in c["parts"]
+        if "function_response" in p
+    ]
+    assert [(r["name"], r["response"]["output"]) for r in responses] == [
+        ("first", "first 1"),
+        ("first", "first 2"),
+        ("second", "second 1"),
+        ("second", "second 2"),
+    ]
+    assert all("id" not in r for r in responses)
+
+
+def test_unusable_and_repeated_ids_are_replaced_deterministically() -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="go"),
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="has space", name="f", arguments={}),
+                ct.ToolCall(id="x" * 41, name="f", arguments={}),
+                ct.ToolCall(id="call_1_0", name="f", arguments={}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="has space", content="a"),
+        ct.ToolResultMessage(tool_use_id="x" * 41, content="b"),
+        ct.ToolResultMessage(tool_use_id="call_1_0", content="c"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="call_1_0", name="f", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="call_1_0", content="d"),
+    ]
+    chat = openai_chat.to_request(messages)
+    validate_openai_chat(chat)
+    # "call_1_0" is someone's own id, so the made-up one steps aside; the
+    # 41-character id is too long for Chat Completions (40) but not for
+    # Anthropic (64); a repeated explicit id is renamed in its later turn.
+    assert calls_and_results("openai_chat", chat) == (
+        ["call_1_0_1", "call_1_1", "call_1_0", "call_5_0"],
+        ["call_1_0_1", "call_1_1", "call_1_0", "call_5_0"],
+    )
+    claude = anthropic.to_request(messages)
+    assert calls_and_results("anthropic", claude) == (
+        ["call_1_0_1", "x" * 41, "call_1_0", "call_5_0"],
+        ["call_1_0_1", "x" * 41, "call_1_0", "call_5_0"],
+    )
+    assert anthropic.to_request(messages) == claude  # deterministic
+
+
+# --- shape -------------------------------------------------------------------------
+
+
+def test_anthropic_merges_user_turns_with_results_first() -> None:
+    messages: list[ct.Message] = [
+        ct.SystemMessage(content="a"),
+        ct.UserMessage(content="one"),
+        ct.UserMessage(content="two"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="t1", name="f", arguments={"k": [1]}),)),
+        ct.ToolResultMessage(tool_use_id="t1", content="r"),
+        ct.UserMessage(content="three"),
+        ct.AssistantMessage(content="x"),
+        ct.AssistantMessage(content="y"),
+        ct.SystemMessage(content="b"),
+    ]
+    body = anthropic.to_request(messages)
+    validate_anthropic(body)
+    assert body == {
+        "system": "a\n\nb",
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"k": [1]}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "r"},
+                    {"type": "text", "text": "three"},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}],
+            },
+        ],
+    }
+
+
+def test_anthropic_without_a_system_message_has_no_system_key() -> None:
+    assert anthropic.to_request([ct.UserMessage(content="hi")]) == {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    }
+
+
+def test_gemini_without_system_text_has_no_system_instruction() -> None:
+    assert gemini.to_request([ct.UserMessage(content="hi")]) == {
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}]
+    }
+
+
+def test_anthropic_thinking_goes_first_verbatim_and_unsigned_is_left_out() -> None:
+    message = ct.AssistantMessage(
+        content="answer",
+        tool_calls=(ct.ToolCall(id="t", name="f", arguments={}),),
+        thinking=(
+            ct.ThinkingBlock(text="signed", signature="sig=="),
+            ct.ThinkingBlock(text="summary only"),
+            ct.ThinkingBlock(redacted_data="opaque"),
+        ),
+    )
+    body = anthropic.to_request([ct.UserMessage(content="q"), message])
+    validate_anthropic(body)
+    assert body["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "signed", "signature": "sig=="},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "text", "text": "answer"},
+        {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+    ]
+
+
+@pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "gemini"])
+def test_dialects_without_a_place_for_thinking_drop_it(name: str) -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(
+            content="a", thinking=(ct.ThinkingBlock(text="secret plan", signature="s"),)
+        ),
+    ]
+    text = json.dumps(DIALECTS[name].to_request(messages))
+    assert "secret plan" not in text and '"a"' in text
+
+
+def test_arguments_keep_key_order_and_big_integers() -> None:
+    arguments: dict[str, ct.JsonValue] = {"z": 1, "a": 2**70, "m": {"y": 1.5, "b": None}}
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c", name="f", arguments=arguments),)),
+    ]
+    text = '{"z":1,"a":1180591620717411303424,"m":{"y":1.5,"b":null}}'
+    chat = openai_chat.to_request(messages)["messages"][1]
+    assert chat["tool_calls"][0]["function"]["arguments"] == text
+    responses = openai_responses.to_request(messages)["input"][1]
+    assert responses["arguments"] == text
+    claude = anthropic.to_request(messages)["messages"][1]["content"][0]
+    assert list(claude["input"]) == ["z", "a", "m"] and claude["input"]["a"] == 2**70
+    part = gemini.to_request(messages)["contents"][1]["parts"][0]
+    assert part == {"function_call": {"name": "f", "args": arguments}}
+
+
+def test_images_go_inline_or_by_url() -> None:
+    blocks = (
+        ct.ImageBase64Block(data="QUJD", media_type="image/png"),
+        ct.ImageUrlBlock(url="https://x.test/a.JPG?size=2", detail="low"),
+    )
+    messages: list[ct.Message] = [ct.UserMultimodalMessage(content=blocks)]
+    assert anthropic.to_request(messages)["messages"][0]["content"] == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QUJD"}},
+        {"type": "image", "source": {"type": "url", "url": "https://x.test/a.JPG?size=2"}},
+    ]
+    assert openai_chat.to_request(messages)["messages"][0]["content"] == [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}},
+        {"type": "image_url", "image_url": {"url": "https://x.test/a.JPG?size=2", "detail": "low"}},
+    ]
+    assert openai_responses.to_request(messages)["input"][0]["content"] == [
+        {"type": "input_image", "image_url": "data:image/png;base64,QUJD", "detail": "auto"},
+        {"type": "input_image", "image_url": "https://x.test/a.JPG?size=2", "detail": "low"},
+    ]
+    assert gemini.to_request(messages)["contents"][0]["parts"] == [
+        {"inline_data": {"mime_type": "image/png", "data": "QUJD"}},
+        {"file_data": {"file_uri": "https://x.test/a.JPG?size=2", "mime_type": "image/jpeg"}},
+    ]
+
+
+def test_media_each_dialect_carries() -> None:
+    wav = ct.AudioBase64Block(data="UklG", media_type="audio/wav")
+    video = ct.VideoUrlBlock(url="https://x.test/v.mp4", fps=2.0, max_frames=10)
+    chat = openai_chat.to_request([ct.UserMultimodalMessage(content=(wav,))])
+    validate_openai_chat(chat)
+    assert chat["messages"][0]["content"] == [
+        {"type": "input_audio", "input_audio": {"data": "UklG", "format": "wav"}}
+    ]
+    body = gemini.to_request([ct.UserMultimodalMessage(content=(wav, video))])
+    validate_gemini(body)
+    assert body["contents"][0]["parts"] == [
+        {"inline_data": {"mime_type": "audio/wav", "data": "UklG"}},
+        {
+            "file_data": {"file_uri": "https://x.test/v.mp4", "mime_type": "video/mp4"},
+            "video_metadata": {"fps": 2.0},
+        },
+    ]
+
+
+def test_provider_items_of_another_protocol_are_dropped() -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="u"),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=({"text": "x"},)),
+        ct.ProviderOutputItemsMessage(protocol="openai-responses", items=({"type": "y"},)),
+    ]
+    assert openai_chat.to_request(messages) == {"messages": [{"role": "user", "content": "u"}]}
+    assert anthropic.to_request(messages) == {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "u"}]}]
+    }
+    assert openai_responses.to_request(messages) == {
+        "input": [{"role": "user", "content": "u"}, {"type": "y"}]
+    }
+    assert gemini.to_request(messages) == {
+        "contents": [
+            {"role": "user", "parts": [{"text": "u"}]},
+            {"role": "model", "parts": [{"text": "x"}]},
+        ]
+    }
+
+
+def test_responses_items_go_back_verbatim_and_in_place() -> None:
+    body = openai_responses.to_request(SESSION, unsupported="note")
+    items = body["input"]
+    source = SESSION[8]
+    assert isinstance(source, ct.ProviderOutputItemsMessage)
+    start = items.index(source.items[0])
+    assert items[start : start + len(source.items)] == list(source.items)
+    assert items[start + len(source.items)] == {
+        "role": "assistant",
+        "content": "Yes: it is the benchmark chart from that post.",
+    }
+
+
+def test_an_iterator_of_messages_is_accepted() -> None:
+    for module in DIALECTS.values():
+        assert module.to_request(iter(SESSION), unsupported="note") == module.to_request(
+            SESSION, unsupported="note"
+        )
+
+
+def test_the_benchmark_compares_equal_requests() -> None:
+    # benchmarks/dialects.py times to_request against a hand-built twin; the
+    # comparison means something only if both build the same request.
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "benchmarks" / "dialects.py"
+    spec = importlib.util.spec_from_file_location("bench_dialects", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    messages = bench.transcript(60)
+    assert len(messages) == 61
+    for name, (dialect, by_hand) in bench.PAIRS.items():
+        ours = dialect(messages)
+        VALIDATE[name](ours)
+        assert bench.same_request(ours, by_hand(messages)), name
+    # and the comparison would notice a difference
+    assert not bench.same_request(
+        anthropic.to_request(messages), anthropic.to_request(messages[:-1])
+    )
