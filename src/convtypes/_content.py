@@ -7,8 +7,6 @@ wire when ``None``; ``ImageUrlBlock.detail`` is always written, as the
 reference writes it.
 """
 
-from __future__ import annotations
-
 import math
 import struct
 from collections.abc import Mapping

@@ -9,7 +9,8 @@ ids used twice, a misplaced system prompt, unsigned thinking next to signed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ._messages import (
     AssistantMessage,
@@ -22,8 +23,7 @@ from ._messages import (
 __all__ = ["Problem", "check_conversation", "positional_call_id"]
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Struct, frozen=True, gc=False):
     """One thing wrong with a conversation.
 
     ``index`` is the position of the message it concerns (``-1`` for the

@@ -84,14 +84,16 @@ Tags = Mapping[str, tuple[str, ...]]
 """Known tag values by tag field (``"role"``, ``"type"``), for error messages."""
 
 # msgspec phrases its errors as "<what> - at `<path>`".
-_MSGSPEC_ERROR = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$", re.DOTALL)
+# Patterns are compiled on first use (re keeps them): errors are the rare
+# path, and import time is paid by every program.
+_MSGSPEC_ERROR = r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`)?$"
 # A \\uD800-\\uDBFF escape not followed by a low half, or a lone low half.
-_LONE_SURROGATE = re.compile(
+_LONE_SURROGATE = (
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 )
-_BYTE_OFFSET = re.compile(r"\s*\(byte (\d+)\)$")
-_OWN_PATH = re.compile(r"^(?P<what>.*) at \$(?P<rest>.*)$", re.DOTALL)
+_BYTE_OFFSET = r"\s*\(byte (\d+)\)$"
+_OWN_PATH = r"^(?P<what>.*) at \$(?P<rest>.*)$"
 # The u32 fields, and their range, as the reference stores them.
 _U32_FIELDS: Final = (".max_frames", ".sample_rate")
 _U32_MAX: Final = 2**32 - 1
@@ -129,13 +131,13 @@ def from_msgspec(
     if not isinstance(exc, (msgspec.ValidationError, msgspec.DecodeError)):
         return WireError(f"unreadable document: {exc}", "$")
     text = str(exc)
-    match = _MSGSPEC_ERROR.match(text)
+    match = re.match(_MSGSPEC_ERROR, text, re.DOTALL)
     assert match is not None  # the pattern matches any string
     what, path = match["what"], match["path"] or "$"
     if isinstance(exc, msgspec.ValidationError):
         return WireError(*explain_validation(what, path, tags))
     # A syntax error: msgspec gives a byte offset; name the JSON path there.
-    offset_match = _BYTE_OFFSET.search(what)
+    offset_match = re.search(_BYTE_OFFSET, what)
     raw = _as_bytes(data)
     if offset_match:
         offset = int(offset_match[1])
@@ -144,7 +146,7 @@ def from_msgspec(
         offset = len(raw) if raw is not None else 0
     if raw is not None and raw.startswith(b"\xef\xbb\xbf"):
         return WireError("expected JSON, found a UTF-8 byte-order mark", "$", 0)
-    lone = _LONE_SURROGATE.search(raw) if raw is not None else None
+    lone = re.search(_LONE_SURROGATE, raw) if raw is not None else None
     surrogate_errors = (
         "Input data was truncated",
         "JSON is malformed: invalid utf-16 surrogate pair",
@@ -179,7 +181,7 @@ def _path_at(raw: bytes, offset: int) -> str:
 
 def explain_validation(what: str, path: str, tags: Tags) -> tuple[str, str]:
     """Reword one msgspec validation message (``what``, at ``path``) as (reason, path)."""
-    own = _OWN_PATH.match(what)
+    own = re.match(_OWN_PATH, what, re.DOTALL)
     if own:
         # Raised by a value type's own check, with a path relative to it.
         return own["what"], path + own["rest"]

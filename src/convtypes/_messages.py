@@ -5,8 +5,6 @@ keywords only. A consumer matches on the classes, and a type checker can
 prove such a ``match`` handles every role.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import ClassVar, Final, Union, get_args
 
@@ -51,7 +49,7 @@ def _empty_text() -> str:
     return ""
 
 
-def _no_tool_calls() -> tuple[ToolCall, ...]:
+def _no_tool_calls() -> "tuple[ToolCall, ...]":
     return ()
 
 

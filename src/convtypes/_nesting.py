@@ -28,9 +28,9 @@ __all__ = ["GUARD_BYTES", "as_bytes", "excess_depth", "skips_may_overflow"]
 
 # A string, closed or running to the end of the input. Matching an unclosed
 # string to the end keeps the scan linear on hostile input.
-_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+_STRING: Final = rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'
 _NOT_BRACKET: Final = bytes(b for b in range(256) if b not in b"[]{}")
-_PAIR: Final = re.compile(rb"\[\]|\{\}")
+_PAIR: Final = rb"\[\]|\{\}"
 _STEP: Final = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
 _QUICK_ROUNDS: Final = 16
 
@@ -52,13 +52,14 @@ def _depth_bound(data: bytes, limit: int) -> int:
     openers = data.count(b"[") + data.count(b"{")
     if openers <= limit:
         return openers
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKET)
+    # The patterns compile on first use: only the careful path comes here.
+    brackets = re.sub(_STRING, b"", data, flags=re.DOTALL).translate(None, _NOT_BRACKET)
     # Peel matched pairs off from the inside, a level per round. Typical
     # documents are a few levels deep and finish here in a few C passes.
     for depth in range(_QUICK_ROUNDS):
         if not brackets:
             return depth
-        peeled = _PAIR.sub(b"", brackets)
+        peeled = re.sub(_PAIR, b"", brackets)
         if len(peeled) == len(brackets):
             break  # only unmatched brackets are left
         brackets = peeled

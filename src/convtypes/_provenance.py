@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import _thread
 import enum
-import threading
-import weakref
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ._errors import WireError
 
@@ -49,11 +48,15 @@ class Provenance(enum.Enum):
         return (from_wire, (self._value_,))
 
 
+if TYPE_CHECKING:
+    import weakref
+
 # Values from newer writers, one object per value while any is alive, so that
 # equality (which is identity for enums) holds between two reads. Weak, so a
-# stream of hostile values cannot grow it without bound.
-_UNKNOWN: Final[weakref.WeakValueDictionary[str, Provenance]] = weakref.WeakValueDictionary()
-_UNKNOWN_LOCK: Final = threading.Lock()
+# stream of hostile values cannot grow it without bound. Made on first use:
+# most programs never meet one.
+_UNKNOWN: list[weakref.WeakValueDictionary[str, Provenance]] = []
+_UNKNOWN_LOCK: Final = _thread.allocate_lock()
 
 
 def from_wire(value: str) -> Provenance:
@@ -67,12 +70,16 @@ def from_wire(value: str) -> Provenance:
     except ValueError:
         pass
     with _UNKNOWN_LOCK:
-        found = _UNKNOWN.get(value)
+        if not _UNKNOWN:
+            import weakref
+
+            _UNKNOWN.append(weakref.WeakValueDictionary())
+        found = _UNKNOWN[0].get(value)
         if found is None:
             found = object.__new__(Provenance)
             found._value_ = value
             found._name_ = "UNKNOWN"
-            _UNKNOWN[value] = found
+            _UNKNOWN[0][value] = found
     return found
 
 

@@ -19,8 +19,7 @@ and pickles include them. ``isinstance`` and ``match`` see the public class.
 
 from __future__ import annotations
 
-import copy
-import threading
+import _thread
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
 
@@ -58,7 +57,7 @@ UNKNOWN_FIELDS: Final = "unknown_fields"
 # nothing in programs that never meet one.
 _CARRIERS: dict[type[Any], type[Any]] = {}
 _PUBLIC: dict[type[Any], type[Any]] = {}
-_CARRIER_LOCK: Final = threading.Lock()
+_CARRIER_LOCK: Final = _thread.allocate_lock()
 
 # Tag values of every tagged class, by tag field, in definition order.
 _TAGS: dict[str, dict[str, None]] = {}
@@ -244,6 +243,8 @@ def _carrier_copy(self: Any) -> Any:
 
 
 def _carrier_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    import copy  # only a deep copy needs it; keeps it out of import time
+
     fields = copy.deepcopy(_fields(self), memo)
     return rebuild(type(self), fields, copy.deepcopy(unknown_fields(self), memo))
 
