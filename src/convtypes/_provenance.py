@@ -95,3 +95,6 @@ def as_provenance(value: Any, name: str) -> Provenance:
     raise WireError(
         f"expected a Provenance or one of 'internal', 'external', got {value!r}", f"$.{name}"
     )
+
+
+as_provenance.exact_types = (Provenance,)  # type: ignore[attr-defined]

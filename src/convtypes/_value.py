@@ -69,11 +69,14 @@ class ValueMeta(StructMeta):
     A class lists its field checks in ``_checks`` (field name to
     :data:`Check`) and the fields that hold other values in ``_nested``;
     both are inherited. Calling the class runs msgspec's own constructor,
-    then the checks; decoding never calls the metaclass.
+    then the checks; decoding never calls the metaclass. A check may name in
+    ``exact_types`` the types it passes unchanged, so that the call can be
+    skipped for them.
     """
 
     _all_checks: tuple[tuple[str, Check], ...]
     _all_nested: tuple[str, ...]
+    _settle: Any
 
     def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kw: Any):
         super().__init__(name, bases, namespace, **kw)
@@ -84,23 +87,53 @@ class ValueMeta(StructMeta):
             nested.extend(n for n in klass.__dict__.get("_nested", ()) if n not in nested)
         cls._all_checks = tuple(checks.items())
         cls._all_nested = tuple(nested)
+        cls._settle = staticmethod(_first_settle)
         config = cls.__struct_config__
         if "tag" in kw and isinstance(config.tag, str) and config.tag_field is not None:
             _TAGS.setdefault(config.tag_field, {})[config.tag] = None
 
     def __call__(cls: type[T], *args: Any, **kwargs: Any) -> T:
-        value: Any = super().__call__(*args, **kwargs)  # type: ignore[misc]
-        for name, check in value._all_checks:
-            given = getattr(value, name)
-            settled = check(given, name)
-            if settled is not given:
-                force_setattr(value, name, settled)
+        value: Any = _construct(cls, *args, **kwargs)
+        value._settle(value)
         if _CARRIERS and type(value) not in _PUBLIC and _holds_carrier(value):
             # A value holding one with unknown fields must be a carrier too,
             # so that encoding knows to look inside it.
             value = rebuild(type(value), _fields(value), {})
         result: T = value
         return result
+
+
+# msgspec's own constructor: what calling the class does without this metaclass.
+_construct: Final = StructMeta.__call__
+
+
+def _first_settle(value: Any) -> None:
+    """Run a class's field checks the first time: write its own function, then run it.
+
+    A loop over the checks costs about three times what a function written
+    out for the class costs (no tuple unpacking, no ``getattr``, and no call
+    at all for a field that already has the exact type its check keeps), so
+    each class gets one, made on first use so that import pays nothing.
+    """
+    cls = type(value)
+    lines = ["def settle(value):"]
+    namespace: dict[str, Any] = {"force": force_setattr}
+    for number, (name, check) in enumerate(cls._all_checks):
+        namespace[f"check{number}"] = check
+        lines.append(f"    given = value.{name}")
+        passes = getattr(check, "exact_types", ())
+        if passes:
+            namespace[f"passes{number}"] = passes
+            lines.append(f"    if type(given) not in passes{number}:")
+            lines.append(f"        force(value, {name!r}, check{number}(given, {name!r}))")
+        else:
+            lines.append(f"    settled = check{number}(given, {name!r})")
+            lines.append("    if settled is not given:")
+            lines.append(f"        force(value, {name!r}, settled)")
+    lines.append("    return None")
+    exec("\n".join(lines), namespace)
+    type.__setattr__(cls, "_settle", staticmethod(namespace["settle"]))
+    namespace["settle"](value)
 
 
 def _holds_carrier(value: Any) -> bool:
@@ -139,6 +172,12 @@ def as_text(value: Any, name: str) -> str:
 def as_optional_text(value: Any, name: str) -> str | None:
     """A ``str | None`` field."""
     return None if value is None else as_text(value, name)
+
+
+# Values of these exact types pass the check unchanged, so construction
+# skips the call for them (see _first_settle).
+as_text.exact_types = (str,)  # type: ignore[attr-defined]
+as_optional_text.exact_types = (str, type(None))  # type: ignore[attr-defined]
 
 
 def as_tuple_of(kinds: tuple[type[Any], ...], what: str, empty: tuple[Any, ...] = ()) -> Check:
