@@ -120,7 +120,7 @@ def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
         f"{path}:3:1: $: fields would be written in the reference's order",
         f"{path}:4:68: $.provenance: 'provenance' holds its default and would be left out",
         f"{path}:5:76: $.content[0].fps: value would change from 29.970000001 to 29.97",
-        f"{path}:6:1: $: formatting would change (white space or escapes)",
+        f"{path}:6:1: $: formatting would change (white space, escapes or the spelling of numbers)",
         "1 files, 7 documents, 7 messages, 0 errors, 6 would change on re-save, 0 strict findings",
     ]
 
@@ -358,3 +358,44 @@ def test_check_reads_crlf_and_white_space_lines(tmp_path: Path) -> None:
     result = run("check", "--canonical", path)
     assert result.returncode == 0, result.stdout
     assert result.stdout.startswith("1 files, 3 documents, 3 messages, 0 errors, 0 would change")
+
+
+def test_text_from_documents_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    # Unknown field names and roles are quoted in findings; an escape
+    # sequence or a line break in them must come out escaped.
+    hostile = '{"role":"user","content":"a","\\u001b[2J\\u001b[31mOK: 0 errors\\u001b[0m\\nfake":1}'
+    (tmp_path / "log.jsonl").write_text(
+        hostile + '\n{"role":"\\u001b]0;title\\u0007x","content":"b"}\n'
+    )
+    for extra in ([], ["--lenient", "--strict"]):
+        done = run("check", *extra, tmp_path / "log.jsonl")
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+        assert done.stdout.count("\n") == len(done.stdout.splitlines())
+        body = done.stdout.splitlines()[:-1]  # the summary is the last line
+        assert all(line.startswith(str(tmp_path / "log.jsonl")) for line in body), body
+        assert "\\x1b" in done.stdout
+
+
+def test_stdin_transcript_after_blank_lines() -> None:
+    doc = b'\n  \n[{"role":"user","content":"a"},\n{"role":"user","content":5}]\n'
+    done = run("check", "-", stdin=doc)
+    assert done.stdout.splitlines()[0] == "-:4:26: $[1].content: expected str, got int"
+    oplog = b'\n\n{"role":"user","content":5}\n'
+    assert run("check", "-", stdin=oplog).stdout.startswith("-:3:26: $.content:")
+
+
+def test_directories_take_upper_case_suffixes(tmp_path: Path) -> None:
+    (tmp_path / "A.JSONL").write_bytes(b'{"role":"user","content":5}\n')
+    done = run("check", tmp_path)
+    assert "A.JSONL:1:26" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("1 files, 1 documents")
+
+
+def test_canonical_names_number_spelling() -> None:
+    done = run(
+        "check",
+        "--canonical",
+        "-",
+        stdin=b'{"role":"assistant","content":"","tool_calls":[{"name":"n","arguments":{"x":1E2}}]}\n',
+    )
+    assert "spelling of numbers" in done.stdout

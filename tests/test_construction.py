@@ -234,3 +234,15 @@ def test_values_hash_unless_they_hold_json_containers(value: Any) -> None:
     else:
         assert hash(value) == hash(decoded)
         assert {value, decoded} == {value}
+
+
+def test_numbers_the_wire_cannot_carry_are_refused_when_built() -> None:
+    with pytest.raises(ct.WireError) as info:
+        ct.VideoUrlBlock(url="u", fps=10**400)
+    assert info.value.path == "$.fps"
+    with pytest.raises(ct.WireError) as info:
+        ct.ToolCall(name="f", arguments={"n": [1, 10**5000]})
+    assert info.value.path == "$.arguments.n[1]"
+    # Integers past 64 bits that Python can write stay exact.
+    big = ct.ToolCall(name="f", arguments={"n": -(10**400)})
+    assert ct.decode(ct.encode(big), ct.ToolCall) == big

@@ -239,3 +239,18 @@ def test_a_document_cut_inside_a_key_names_the_key_without_its_quote() -> None:
     with pytest.raises(ct.WireError) as info:
         ct.decode_messages(b'[{"role":"assistant","content":"","caf\\u00e9')
     assert info.value.path == "$[0].café"
+
+
+def test_a_specific_class_names_its_own_tag() -> None:
+    for doc in (b'{"type":"image_url","url":"u"}', b'{"type":"image_url","url":"u","x":1}'):
+        with pytest.raises(ct.WireError) as info:
+            ct.decode(doc, ct.TextBlock)
+        assert info.value.path == "$.type"
+        assert info.value.reason == "expected type to be 'text', got 'image_url'"
+
+
+@pytest.mark.parametrize("data", [5, None, ["[]"], object()])
+def test_decoding_what_is_not_a_document_is_a_type_error(data: Any) -> None:
+    for decode in (ct.decode_message, ct.decode_messages, lambda d: ct.decode(d, ct.ToolCall)):
+        with pytest.raises(TypeError, match="bytes, bytearray, memoryview or str"):
+            decode(data)

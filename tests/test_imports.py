@@ -94,3 +94,23 @@ def test_import_convtypes_loads_no_optional_layer() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_from_type_builds_the_lenient_types() -> None:
+    done = _run(
+        """
+        from hypothesis import given, settings, strategies as st
+        import convtypes as ct
+
+        @settings(max_examples=50)
+        @given(st.from_type(ct.LenientMessage), st.from_type(ct.LenientContentBlock))
+        def check(message, block):
+            assert ct.decode_lenient_message(ct.encode(message)) == message
+            holder = ct.UserMultimodalMessage(content=(block,))
+            assert ct.decode_lenient_message(ct.encode(holder)) == holder
+
+        check()
+        print("ok")
+        """
+    )
+    assert done.returncode == 0, done.stderr

@@ -302,11 +302,11 @@ def test_text_sources_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="open the file with 'rb'"):
         ct.iter_jsonl(io.StringIO("{}"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="open the file with 'rb'"):
-        next(ct.iter_jsonl(_StrLines()))  # type: ignore[arg-type]
+        next(ct.iter_jsonl(_StrLines()))  # type: ignore[call-overload]
     with pytest.raises(TypeError, match=r"io\.BytesIO"):
-        ct.iter_jsonl(line(user("a")))  # type: ignore[arg-type]
+        ct.iter_jsonl(line(user("a")))  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="got int"):
-        ct.iter_jsonl(3)  # type: ignore[arg-type]
+        ct.iter_jsonl(3)  # type: ignore[call-overload]
 
 
 @pytest.fixture
@@ -992,3 +992,20 @@ def test_readme_section_runs(
         # What each print() says it prints, in its comment, is what it printed.
         promised = re.findall(r"^\s*print\(.*\)\s*# (.*)$", block, re.MULTILINE)
         assert promised and capsys.readouterr().out.splitlines() == promised
+
+
+def test_repair_keeps_a_whole_last_line_with_invalid_utf8(tmp_path: Path) -> None:
+    # A whole line whose text is not UTF-8 was not torn by a crash: it is
+    # reported, not cut. A line cut inside a character is still cut.
+    path = tmp_path / "log.jsonl"
+    head = oplog(GOOD)
+    tail = b'{"role":"user","content":"\xff"}'
+    path.write_bytes(head + tail)
+    with pytest.raises(ct.WireError) as caught:
+        ct.repair_jsonl(path)
+    assert "not a message" in caught.value.reason
+    assert path.read_bytes() == head + tail
+    cut = '{"role":"user","content":"é'.encode()[:-1]
+    path.write_bytes(head + cut)
+    assert ct.repair_jsonl(path) == len(cut)
+    assert path.read_bytes() == head

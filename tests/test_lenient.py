@@ -213,6 +213,7 @@ def test_copies_of_newer_transcripts_write_the_same_bytes(doc: bytes) -> None:
 
 def test_a_changed_copy_keeps_unknown_fields() -> None:
     message = ct.decode_message(b'{"role":"user","content":"hi","ttl":30}', lenient=True)
+    assert isinstance(message, ct.UserMessage)
     changed = ct.replace(message, content="bye")
     assert ct.unknown_fields(changed) == {"ttl": 30}
     assert ct.encode(changed) == b'{"role":"user","content":"bye","ttl":30}'

@@ -83,3 +83,33 @@ def test_lenient_match_must_handle_unknown_messages(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "UnknownMessage" in result.stdout
+
+
+@pytest.mark.slow
+def test_lenient_reads_are_typed_as_lenient(tmp_path: Path) -> None:
+    source = (
+        "import convtypes as ct\n"
+        "from typing_extensions import assert_never\n"
+        "def show(data: bytes) -> None:\n"
+        "    for message in ct.decode_messages(data, lenient=True):\n"
+        "        match message:\n"
+        "            case ct.SystemMessage() | ct.UserMessage() | ct.UserMultimodalMessage():\n"
+        "                pass\n"
+        "            case ct.AssistantMessage() | ct.ToolResultMessage():\n"
+        "                pass\n"
+        "            case ct.ProviderOutputItemsMessage():\n"
+        "                pass\n"
+        "            case _:\n"
+        "                assert_never(message)\n"
+    )
+    calls = (
+        "ct.decode_messages(data, lenient=True)",
+        "ct.iter_jsonl(data.decode(), lenient=True)",
+        "ct.load_transcript(data.decode(), lenient=True)",
+    )
+    for call in calls:
+        result = _mypy(tmp_path, source.replace("ct.decode_messages(data, lenient=True)", call))
+        assert result.returncode == 1, call
+        assert "UnknownMessage" in result.stdout
+    strict = source.replace("lenient=True", "lenient=False")
+    assert _mypy(tmp_path, strict).returncode == 0

@@ -18,6 +18,7 @@ from convtypes import (
     UnknownMessage,
     UserMessage,
     UserMultimodalMessage,
+    decode_messages,
 )
 
 
@@ -45,3 +46,9 @@ def describe_lenient(message: LenientMessage) -> str:
             return f"unknown role {role}: kept, never shown to a model"
         case _:
             return describe(message)
+
+
+def describe_stored(data: bytes) -> list[str]:
+    # Lenient reads are typed as what they can return: a match over them
+    # must handle UnknownMessage too.
+    return [describe_lenient(message) for message in decode_messages(data, lenient=True)]

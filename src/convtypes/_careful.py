@@ -93,7 +93,8 @@ def decode_carefully(data: Any, target: Any, lenient: bool) -> Any:
             try:
                 msgspec.convert(raw, target)  # raises the tag error
             except msgspec.ValidationError as exc:
-                raise _fail(exc, []) from None
+                config = target.__struct_config__
+                raise _fail(exc, [], {config.tag_field: (config.tag,)}) from None
         return value
     return _build(target, _expect_object(raw, []), {}, lenient, [])
 
@@ -144,11 +145,11 @@ def _first_problem(data: Any, offset: int, path: str) -> WireError:
     return too_deep(path, offset)
 
 
-def _fail(exc: msgspec.ValidationError, where: list[str | int]) -> WireError:
+def _fail(exc: msgspec.ValidationError, where: list[str | int], tags: Tags = TAGS) -> WireError:
     text = str(exc)
     what, _, inner = text.partition(" - at `")
     inner = inner.rstrip("`") or "$"
-    reason, path = explain_validation(what, inner, TAGS)
+    reason, path = explain_validation(what, inner, tags)
     return WireError(reason, format_path(where) + path[1:])
 
 

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import msgspec
 
-from ._codec import decode_message, decode_messages, encode, unknown_fields
+from ._codec import LenientMessage, decode_message, decode_messages, encode, unknown_fields
 from ._errors import WireError
 from ._fence import fence_external
 from ._files import is_blank, line_and_column, line_batches
@@ -47,7 +47,9 @@ class Finding:
     message: str
 
     def text(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: {self.path}: {self.message}"
+        # Paths and messages quote text from the documents: a terminal must
+        # not act on control characters (escape sequences, line breaks) in it.
+        return _printable(f"{self.file}:{self.line}:{self.column}: {self.path}: {self.message}")
 
     def json(self) -> str:
         return json.dumps(
@@ -61,6 +63,13 @@ class Finding:
             },
             ensure_ascii=False,
         )
+
+
+def _printable(text: str) -> str:
+    """``text`` with every character that is not printable written as an escape."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 @dataclass
@@ -100,15 +109,22 @@ def _files(paths: list[str]) -> Iterator[str]:
             for root, dirs, files in os.walk(name):
                 dirs.sort()
                 for file in sorted(files):
-                    if file.endswith(_SUFFIXES):
+                    if file.lower().endswith(_SUFFIXES):
                         yield os.path.join(root, file)
         else:
             yield name
 
 
-def _lines(stream: IO[bytes], head: bytes = b"") -> Iterator[Document]:
-    """Each non-blank line of a JSONL stream, read as ``iter_jsonl`` reads it."""
-    for first, _, lines in line_batches(stream, head):
+def _lines(stream: IO[bytes], skipped: list[bytes] | None = None) -> Iterator[Document]:
+    """Each non-blank line of a JSONL stream, read as ``iter_jsonl`` reads it.
+
+    ``skipped`` are lines already read from the stream: blank ones, then the
+    line to start with.
+    """
+    head = skipped[-1] if skipped else b""
+    first_line = len(skipped) if skipped else 1
+    first_offset = sum(map(len, skipped[:-1])) if skipped else 0
+    for first, _, lines in line_batches(stream, head, first_line, first_offset):
         for number, line in enumerate(lines, first):
             if not is_blank(line):
                 yield Document(line.rstrip(b"\r\n"), number, transcript=False)
@@ -117,16 +133,19 @@ def _lines(stream: IO[bytes], head: bytes = b"") -> Iterator[Document]:
 def _documents(name: str, stream: IO[bytes]) -> Iterator[Document]:
     """Yield each document of a file, reading no more than one at a time.
 
-    Standard input is a transcript when it starts with ``[`` and JSONL
-    otherwise, so that an oplog can be piped in and still be streamed.
+    Standard input is a transcript when its first non-blank line starts with
+    ``[`` and JSONL otherwise, so that an oplog can be piped in and still be
+    streamed.
     """
     if name == "-":
-        first = stream.readline()
-        if not first.lstrip().startswith(b"["):
-            yield from _lines(stream, first)
+        read = [stream.readline()]
+        while read[-1] and is_blank(read[-1]):
+            read.append(stream.readline())
+        if not read[-1].lstrip().startswith(b"["):
+            yield from _lines(stream, read)
             return
-        data = first + stream.read()
-    elif name.endswith(".jsonl"):
+        data = b"".join(read) + stream.read()
+    elif name.lower().endswith(".jsonl"):
         yield from _lines(stream)
         return
     else:
@@ -225,7 +244,7 @@ def _check_document(
 ) -> list[Finding]:
     totals.documents += 1
     try:
-        value: list[Message] | Message = (
+        value: list[LenientMessage] | LenientMessage = (
             decode_messages(doc.data, lenient=lenient)
             if doc.transcript
             else decode_message(doc.data, lenient=lenient)
@@ -257,7 +276,13 @@ def _check_document(
                 message = "a re-save keeps only the last value of this repeated key"
                 found = [(repeated[1], "canonical", message)]
             else:
-                found = [("$", "canonical", "formatting would change (white space or escapes)")]
+                found = [
+                    (
+                        "$",
+                        "canonical",
+                        "formatting would change (white space, escapes or the spelling of numbers)",
+                    )
+                ]
         for path, kind, message in found:
             if kind == "canonical" and not canonical:
                 continue

@@ -16,13 +16,13 @@ the nesting on the bytes before anything recurses.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, TypeVar, Union, overload
+from typing import Any, Final, Literal, TypeVar, Union, overload
 
 import msgspec
 
 from ._careful import TAGS, check_nesting, decode_carefully, depth_limit
 from ._content import CONTENT_BLOCK_TYPES, ContentBlock
-from ._errors import WireError, from_msgspec
+from ._errors import Tags, WireError, from_msgspec
 from ._locate import find_repeated_key, format_path
 from ._messages import MESSAGE_TYPES, Message, ThinkingBlock, ToolCall
 from ._nesting import GUARD_BYTES, as_bytes, skips_may_overflow
@@ -81,18 +81,27 @@ _TARGETS: Final[dict[Any, Any]] = {Message: "message", list[Message]: "messages"
 Data = Union[bytes, bytearray, memoryview, str]
 
 
+@overload
+def decode_messages(
+    data: Data, *, lenient: Literal[False] = False, reject_repeated_keys: bool = False
+) -> list[Message]: ...
+@overload
+def decode_messages(
+    data: Data, *, lenient: bool, reject_repeated_keys: bool = False
+) -> list[LenientMessage]: ...
 def decode_messages(
     data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
-) -> list[Message]:
+) -> list[Any]:
     """Decode a transcript: a JSON array of messages.
 
     Unknown fields are dropped, as the reference drops them, and an unknown
     role, block type or provenance value is refused. With ``lenient=True``
     nothing is lost: unknown fields stay on their value and are written back
     by :func:`encode`, unknown roles and block types load as
-    :class:`UnknownMessage` and :class:`UnknownBlock` (so the list is really
-    a ``list[LenientMessage]``; use :func:`decode_lenient_messages` for that
-    type), and an unknown provenance loads as an untrusted one. A document
+    :class:`UnknownMessage` and :class:`UnknownBlock` (so with ``lenient``
+    the list is typed ``list[LenientMessage]``, and a ``match`` must handle
+    :class:`UnknownMessage`), and an unknown provenance loads as an
+    untrusted one. A document
     in the current schema decodes at the same speed in either mode.
 
     A key repeated within one object is read as its last value, as most
@@ -100,18 +109,32 @@ def decode_messages(
     ``reject_repeated_keys=True`` to refuse it too (at several times the
     cost of the decode). See SECURITY.md for when that matters.
     """
-    messages: list[Message] = _decode(
+    messages: list[Any] = _decode(
         _TRANSCRIPT_DECODER, data, "messages", lenient, reject_repeated_keys
     )
     return messages
 
 
+@overload
+def decode_message(
+    data: Data, *, lenient: Literal[False] = False, reject_repeated_keys: bool = False
+) -> Message: ...
+@overload
+def decode_message(
+    data: Data, *, lenient: bool, reject_repeated_keys: bool = False
+) -> LenientMessage: ...
 def decode_message(
     data: Data, *, lenient: bool = False, reject_repeated_keys: bool = False
-) -> Message:
+) -> LenientMessage:
     """Decode one message; the options are those of :func:`decode_messages`."""
-    if reject_repeated_keys or len(data) >= GUARD_BYTES:
-        message: Message = _decode(_MESSAGE_DECODER, data, "message", lenient, reject_repeated_keys)
+    try:
+        large = len(data) >= GUARD_BYTES
+    except TypeError:
+        raise TypeError(_NOT_DATA.format(type(data).__name__)) from None
+    if reject_repeated_keys or large:
+        message: LenientMessage = _decode(
+            _MESSAGE_DECODER, data, "message", lenient, reject_repeated_keys
+        )
         return message
     # The common oplog line: the least Python there can be around msgspec.
     try:
@@ -164,7 +187,11 @@ def _decode(
     lenient: bool,
     reject_repeated_keys: bool,
 ) -> Any:
-    if len(data) >= GUARD_BYTES and skips_may_overflow():
+    try:
+        large = len(data) >= GUARD_BYTES
+    except TypeError:
+        raise TypeError(_NOT_DATA.format(type(data).__name__)) from None
+    if large and skips_may_overflow():
         # A document large enough to nest that deep, where the interpreter
         # would let msgspec skip thousands of levels: look before it leaps.
         check_nesting(data, depth_limit(target))
@@ -184,6 +211,17 @@ _TAG_ENDINGS: Final = (".role`", ".type`")
 _UNKNOWN_ENUM: Final = "Invalid enum value "
 
 
+_NOT_DATA: Final = "convtypes decodes bytes, bytearray, memoryview or str, not {}"
+
+
+def _tags(target: Any) -> Tags:
+    """The tag values to name in an error when reading ``target``."""
+    if target in MESSAGE_TYPES or target in CONTENT_BLOCK_TYPES:
+        config = target.__struct_config__
+        return {config.tag_field: (config.tag,)}
+    return TAGS
+
+
 def _recover(exc: Exception, data: Data, target: Any, lenient: bool) -> Any:
     """After the fast decoder refused ``data``: decode it carefully, or raise WireError."""
     if isinstance(exc, msgspec.ValidationError):
@@ -196,9 +234,11 @@ def _recover(exc: Exception, data: Data, target: Any, lenient: bool) -> Any:
             )
         )
         if not careful:
-            raise from_msgspec(exc, data, TAGS) from None
+            raise from_msgspec(exc, data, _tags(target)) from None
+    elif type(exc) is TypeError:
+        raise TypeError(_NOT_DATA.format(type(data).__name__)) from None
     elif not isinstance(exc, RecursionError):
-        raise from_msgspec(exc, data, TAGS) from None
+        raise from_msgspec(exc, data, _tags(target)) from None
     return decode_carefully(data, target, lenient)
 
 

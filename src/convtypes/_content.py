@@ -86,7 +86,10 @@ def _as_fps(value: Any, name: str) -> float | None:
     if type(value) is not float:
         if type(value) is bool or not isinstance(value, (int, float)):
             raise WireError(f"expected a number, got {type(value).__name__}", f"$.{name}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise WireError("expected an fps within the f32 range", f"$.{name}") from None
     exact = _round_to_f32(value)
     return exact if exact != value else value
 

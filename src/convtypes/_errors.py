@@ -14,7 +14,7 @@ from typing import Final
 
 import msgspec
 
-from ._locate import find_excess_depth, path_at
+from ._locate import find_bad_number, find_excess_depth, path_at
 
 __all__ = ["MAX_DEPTH", "WireError", "explain_validation", "from_msgspec", "too_deep"]
 
@@ -94,6 +94,7 @@ _LONE_SURROGATE = (
 )
 _BYTE_OFFSET = r"\s*\(byte (\d+)\)$"
 _OWN_PATH = r"^(?P<what>.*) at \$(?P<rest>.*)$"
+_UNREADABLE_NUMBER: Final = ("Number out of range", "Integer value out of range")
 # The u32 fields, and their range, as the reference stores them.
 _U32_FIELDS: Final = (".max_frames", ".sample_rate")
 _U32_MAX: Final = 2**32 - 1
@@ -135,7 +136,15 @@ def from_msgspec(
     assert match is not None  # the pattern matches any string
     what, path = match["what"], match["path"] or "$"
     if isinstance(exc, msgspec.ValidationError):
-        return WireError(*explain_validation(what, path, tags))
+        reason, path = explain_validation(what, path, tags)
+        if "[...]" in path and what in _UNREADABLE_NUMBER:
+            # Inside free-form JSON msgspec names keys it did not keep as
+            # [...]; the bytes say which key, and where.
+            raw = _as_bytes(data)
+            found = find_bad_number(raw) if raw is not None else None
+            if found is not None:
+                return WireError(reason, found[1], found[0])
+        return WireError(reason, path)
     # A syntax error: msgspec gives a byte offset; name the JSON path there.
     offset_match = re.search(_BYTE_OFFSET, what)
     raw = _as_bytes(data)
@@ -197,10 +206,16 @@ def explain_validation(what: str, path: str, tags: Tags) -> tuple[str, str]:
         what = f"expected 'internal' or 'external', got {what[len('Invalid enum value ') :]}"
     elif what.startswith("Invalid value ") and path.rsplit(".", 1)[-1] in tags:
         field = path.rsplit(".", 1)[-1]
-        choices = ", ".join(f"'{tag}'" for tag in tags[field])
-        what = f"expected {field} to be one of {choices}, got {what[len('Invalid value ') :]}"
+        got = what[len("Invalid value ") :]
+        if len(tags[field]) == 1:
+            what = f"expected {field} to be '{tags[field][0]}', got {got}"
+        else:
+            choices = ", ".join(f"'{tag}'" for tag in tags[field])
+            what = f"expected {field} to be one of {choices}, got {got}"
     elif what == "Number out of range":
         what = "expected a number within the range of a 64-bit float"
+    elif what == "Integer value out of range":
+        what = "expected an integer short enough to read (see sys.set_int_max_str_digits)"
     else:
         what = what[:1].lower() + what[1:]
     return what, path

@@ -27,7 +27,7 @@ import io
 import operator
 import os
 from collections.abc import Generator, Iterable, Iterator
-from typing import IO, Union
+from typing import IO, Any, Literal, Union, overload
 
 import msgspec
 
@@ -71,20 +71,24 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # ------------------------------------------------------------------ reading
 
 
-def line_batches(stream: IO[bytes], head: bytes = b"") -> Iterator[tuple[int, int, list[bytes]]]:
+def line_batches(
+    stream: IO[bytes], head: bytes = b"", first_line: int = 1, first_offset: int = 0
+) -> Iterator[tuple[int, int, list[bytes]]]:
     """Yield the stream's lines in batches: (first line's number, its offset, lines).
 
     Each line keeps its ``\\n``; only the last line of the stream can lack
     one. Numbers are 1-based and offsets count bytes, both from where the
     stream stood when reading began. ``head`` is a line the caller already
-    read from the stream (to sniff its format) and wants counted as line 1.
+    read from the stream (to sniff its format); it is counted as line
+    ``first_line``, starting at byte ``first_offset`` (the caller may have
+    read blank lines before it).
 
     This is the one JSONL reader: :func:`iter_jsonl` and ``convtypes check``
     both read through it. Batching keeps the per-line cost to what
     ``readlines`` spends in C, and holds at most about ``_BATCH_BYTES`` plus
     one line in memory.
     """
-    number, offset = 1, 0
+    number, offset = first_line, first_offset
     lines = [head] if head else []
     if not head or head.endswith(b"\n"):  # a head without one ended the stream
         lines += stream.readlines(_BATCH_BYTES)
@@ -134,7 +138,13 @@ _TEXT_STREAM = (
 )
 
 
-def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Message, None, None]:
+@overload
+def iter_jsonl(
+    source: Source, *, lenient: Literal[False] = False
+) -> Generator[Message, None, None]: ...
+@overload
+def iter_jsonl(source: Source, *, lenient: bool) -> Generator[LenientMessage, None, None]: ...
+def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Any, None, None]:
     """Yield the messages of a JSONL oplog, one per line, as they are read.
 
     ``source`` is a path, or a file object open for reading bytes (``open(p,
@@ -176,7 +186,7 @@ def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Message, N
     return _messages(source, lenient)
 
 
-def _messages(source: Source, lenient: bool) -> Generator[Message, None, None]:
+def _messages(source: Source, lenient: bool) -> Generator[LenientMessage, None, None]:
     decode = decode_message  # a local name: looked up once, not per line
     stream: IO[bytes]
     if isinstance(source, (str, os.PathLike)):
@@ -228,7 +238,11 @@ def _line_error(
     return located
 
 
-def load_transcript(path: StrPath, *, lenient: bool = False) -> list[Message]:
+@overload
+def load_transcript(path: StrPath, *, lenient: Literal[False] = False) -> list[Message]: ...
+@overload
+def load_transcript(path: StrPath, *, lenient: bool) -> list[LenientMessage]: ...
+def load_transcript(path: StrPath, *, lenient: bool = False) -> list[Any]:
     """Read a transcript file: one JSON array of messages, laid out in any way.
 
     The whole file is read and decoded as :func:`decode_messages` decodes,
@@ -512,6 +526,9 @@ def _is_whole_json(data: bytes) -> bool:
     """
     if excess_depth(data, MAX_DEPTH) is not None:
         return True
+    # Invalid UTF-8 inside a string does not make a line torn: only its
+    # shape counts. (A cut inside a character leaves the string unclosed.)
+    data = data.decode("utf-8", "replace").encode("utf-8")
     try:
         msgspec.json.decode(data)
     except Exception:

@@ -27,6 +27,8 @@ def setup() -> None:
     from ._content import CONTENT_BLOCK_TYPES
     from ._messages import MESSAGE_TYPES, ThinkingBlock, ToolCall
     from ._provenance import Provenance
+    from ._unknown import UnknownBlock, UnknownMessage
 
-    for kind in (*CONTENT_BLOCK_TYPES, *MESSAGE_TYPES, ToolCall, ThinkingBlock, Provenance):
+    kinds = (*CONTENT_BLOCK_TYPES, *MESSAGE_TYPES, ToolCall, ThinkingBlock, Provenance)
+    for kind in (*kinds, UnknownMessage, UnknownBlock):
         st.register_type_strategy(kind, _strategy_for)

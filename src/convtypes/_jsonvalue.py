@@ -82,8 +82,30 @@ ITEMS_DEPTH: Final = MAX_DEPTH - 3
 """Levels of nesting allowed inside one message's items array."""
 
 _JSON_TYPES: Final = frozenset({str, int, float, bool, type(None), dict, list})
-FLAT_TYPES: Final = frozenset({str, int, bool, type(None)})
-"""Scalar types that are always valid JSON (floats need a finiteness check)."""
+FLAT_TYPES: Final = frozenset({str, bool, type(None)})
+"""Scalar types that are always valid JSON (numbers need a look at their value)."""
+
+_SMALL_INT_MIN: Final = -(2**63)
+_SMALL_INT_MAX: Final = 2**64
+
+
+def _writable_int(value: int) -> bool:
+    """Whether ``value`` can be written in decimal under the interpreter's limit.
+
+    Python refuses to turn an integer of more than
+    ``sys.get_int_max_str_digits()`` digits into text, so msgspec could not
+    encode it (and refuses to decode one). Only integers past 64 bits get
+    this look.
+    """
+    if _SMALL_INT_MIN <= value < _SMALL_INT_MAX:
+        return True
+    try:
+        str(value)
+    except ValueError:
+        return False
+    return True
+
+
 _isfinite: Final = math.isfinite
 
 
@@ -103,7 +125,10 @@ def _fits(value: Any, room: int) -> bool:
         kind = type(child)
         if kind in FLAT_TYPES:
             continue
-        if kind is float:
+        if kind is int:
+            if not _writable_int(child):
+                return False
+        elif kind is float:
             if not _isfinite(child):
                 return False
         elif (kind is not dict and kind is not list) or not _fits(child, room):
@@ -144,6 +169,11 @@ def _explain(value: Any, room: int, where: list[str | int]) -> WireError | None:
     kind = type(value)
     if kind is float and not math.isfinite(value):
         return WireError(f"expected a finite number, got {value!r}", format_path(where))
+    if kind is int and not _writable_int(value):
+        return WireError(
+            "expected an integer short enough to write in decimal (see sys.set_int_max_str_digits)",
+            format_path(where),
+        )
     if kind not in _JSON_TYPES:
         return WireError(f"expected a JSON value, got {kind.__name__}", format_path(where))
     if kind is dict or kind is list:

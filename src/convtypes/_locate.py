@@ -10,9 +10,10 @@ are skipped with ``bytes.find``.
 
 from __future__ import annotations
 
+import math
 import re
 
-__all__ = ["find_excess_depth", "format_path", "path_at"]
+__all__ = ["find_bad_number", "find_excess_depth", "format_path", "path_at"]
 
 _SCALAR_END = re.compile(rb"[,\]}\x20\t\r\n\[{\":]")
 _SPACE = b" \t\r\n"
@@ -66,15 +67,29 @@ def _key_text(raw: bytes) -> str:
     return raw[1:].decode("utf-8", "replace").rstrip('"')
 
 
+def _number_unreadable(token: bytes) -> bool:
+    """Whether a JSON number is one a reader cannot hold: past a double's
+    range, or an integer with more digits than Python turns into a number."""
+    try:
+        if any(c in token for c in b".eE"):
+            return math.isinf(float(token))
+        int(token)
+    except ValueError:
+        return True
+    return False
+
+
 def _walk(
     data: bytes,
     stop_offset: int,
     depth_limit: int,
     stop_on_repeat: bool = False,
     target: str | None = None,
+    stop_on_bad_number: bool = False,
 ) -> tuple[int, list[str | int]]:
-    """Walk until ``stop_offset``, until nesting passes ``depth_limit``, or
-    (with ``stop_on_repeat``) until an object repeats a key.
+    """Walk until ``stop_offset``, until nesting passes ``depth_limit``, (with
+    ``stop_on_repeat``) until an object repeats a key, or (with
+    ``stop_on_bad_number``) until a number no reader can hold.
 
     With ``target``, also stop where the value at that JSON path starts.
     Returns the offset where the walk stopped and the path there. The path of
@@ -147,7 +162,11 @@ def _walk(
             # A number, a literal or a stray byte: skip to what can follow it,
             # always moving forward, so no input can stall the walk.
             found = _SCALAR_END.search(data, pos + 1)
-            pos = found.start() if found else len(data)
+            token_end = found.start() if found else len(data)
+            if stop_on_bad_number and (ch == 0x2D or 0x30 <= ch <= 0x39):
+                if _number_unreadable(data[pos:token_end]):
+                    return pos, path()
+            pos = token_end
             if pos == end:
                 break
     return pos, path()
@@ -169,6 +188,14 @@ def find_excess_depth(data: bytes, limit: int) -> tuple[int, str] | None:
 def find_repeated_key(data: bytes) -> tuple[int, str] | None:
     """The first key an object repeats, as (offset, path of the key), or ``None``."""
     pos, parts = _walk(data, len(data), 1 << 30, stop_on_repeat=True)
+    if pos >= len(data):
+        return None
+    return pos, format_path(parts)
+
+
+def find_bad_number(data: bytes) -> tuple[int, str] | None:
+    """The first number no reader can hold, as (offset, path), or ``None``."""
+    pos, parts = _walk(data, len(data), 1 << 30, stop_on_bad_number=True)
     if pos >= len(data):
         return None
     return pos, format_path(parts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from hypothesis import strategies as st
 
 from ._content import (
@@ -47,6 +48,8 @@ from ._messages import (
     UserMultimodalMessage,
 )
 from ._provenance import Provenance
+from ._unknown import UnknownBlock, UnknownMessage
+from ._value import known_tags
 
 __all__ = [
     "content_blocks",
@@ -59,6 +62,8 @@ __all__ = [
     "thinking_blocks",
     "tool_calls",
     "transcripts",
+    "unknown_blocks",
+    "unknown_messages",
 ]
 
 
@@ -158,6 +163,28 @@ def messages(
     return st.one_of(chosen)
 
 
+def _unknown_objects(tag_field: str) -> st.SearchStrategy[tuple[str, bytes]]:
+    """A tag this version does not know, and a JSON object carrying it."""
+    known = set(known_tags(tag_field))
+    tags = texts(12).filter(lambda tag: tag not in known)
+    fields = st.dictionaries(
+        texts(8).filter(lambda key: key != tag_field), json_values(6), max_size=3
+    )
+    return st.tuples(tags, fields).map(
+        lambda pair: (pair[0], msgspec.json.encode({tag_field: pair[0], **pair[1]}))
+    )
+
+
+def unknown_messages() -> st.SearchStrategy[UnknownMessage]:
+    """Messages from a newer writer, as lenient decoding keeps them."""
+    return _unknown_objects("role").map(lambda pair: UnknownMessage(role=pair[0], raw=pair[1]))
+
+
+def unknown_blocks() -> st.SearchStrategy[UnknownBlock]:
+    """Content blocks from a newer writer, as lenient decoding keeps them."""
+    return _unknown_objects("type").map(lambda pair: UnknownBlock(type=pair[0], raw=pair[1]))
+
+
 def transcripts(max_size: int = 8) -> st.SearchStrategy[list[Message]]:
     """Lists of messages, as stored in a transcript."""
     return st.lists(messages(), max_size=max_size)
@@ -222,4 +249,8 @@ def for_type(kind: type[Any]) -> st.SearchStrategy[Any]:
         return thinking_blocks()
     if kind is Provenance:
         return provenances()
+    if kind is UnknownMessage:
+        return unknown_messages()
+    if kind is UnknownBlock:
+        return unknown_blocks()
     raise TypeError(f"no convtypes strategy for {kind!r}")
