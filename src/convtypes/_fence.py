@@ -507,7 +507,9 @@ def _hidden_slash() -> str:
         f"|[0-9a-fA-F]?{_INNER_ESCAPE})"
     )
     backslash = "\\\\(?:[\\x00-\\x20/+uUxX0-7nrtbfv\\\\&%]|[^\\x00-\\x7f])"
-    return f"(?:[^\\x00-\\x7f]|\\+|{amp}|{percent}|{backslash})"
+    # Alternatives, not a group: each starts with a literal or a class, so
+    # the C matcher rules them out at the first character.
+    return f"[^\\x00-\\x7f]|\\+|{amp}|{percent}|{backslash}"
 
 
 @functools.cache
@@ -666,7 +668,7 @@ def _first_next(anchor: str) -> str:
         # are escaped (``&l&#116;;``, ``&#&#54;0;``): letters, then an escape.
         return (
             f"[lL](?:[tT];?(?={after})|[aA][nN][gG]|[sS][aA][qQ]|[eE][fF][tT])|[nN][vV]"
-            f"|{numbers}|{_ci('amp')};?(?:[lLnN#]|{escape})|{_ci('percnt;')}|{_ci('bsol;')}"
+            f"|{numbers}|{_ci('amp')};?(?:[lLnN#]|{_INNER_ESCAPE})|{_ci('percnt;')}|{_ci('bsol;')}"
             f"|[lLnN][a-zA-Z]{{0,16}}{escape}|\\#[xX]?{escape}|{escape}"
         )
     if anchor == "%":
@@ -699,9 +701,10 @@ def _finder(anchor: str) -> re.Pattern[str]:
     """The pattern for places where a closing tag could start at ``anchor``."""
     # Each pattern consumes its anchor only, the rest being a lookahead, so
     # that no match hides a place after its anchor from the next search.
+    # What follows "<" never holds another "<", so that one can consume it.
     after = _after_opener()
     if anchor == "<":
-        return re.compile(f"<(?={after})")
+        return re.compile(f"<{after}")
     if anchor in _TAG_ESCAPES:
         opens = _TAG_ESCAPES[anchor]
         rest = _trie([(atoms, "") for atoms in _SECOND_ANGLE[opens]])
@@ -730,8 +733,10 @@ def _finder(anchor: str) -> re.Pattern[str]:
     # so a place that fails there is not tried again as a doubtful one. The
     # two sets never match at the same place, and the longest complete
     # spelling is the one taken.
+    # "&amp;" fills URLs; it only matters before a second escape.
+    common = f"(?!amp;[^lLnN#{_ESCAPE_CHARS}])" if anchor == "&" else ""
     return re.compile(
-        f"{re.escape(anchor)}(?=[{_FIRST_CHARS[anchor]}])(?={_first_next(anchor)})"
+        f"{re.escape(anchor)}{common}(?=[{_FIRST_CHARS[anchor]}])(?={_first_next(anchor)})"
         f"(?=(?=(?P<unit>{_trie(complete)})?)(?(unit)(?P=unit){after}|{_trie(doubtful)}))"
     )
 
