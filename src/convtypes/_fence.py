@@ -29,7 +29,6 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from html.entities import html5
 from typing import Any
 
 __all__ = ["EXTERNAL_CLOSE", "EXTERNAL_OPEN", "fence_external"]
@@ -100,13 +99,28 @@ def _fold(ch: str) -> str:
 
 # ---------------------------------------------------------------------------
 # Decoding one layer of escapes
+#
+# Nothing here runs at import: the patterns compile, and the HTML5 table of
+# named references loads, the first time a payload needs them.
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.DOTALL)
+
+
+@functools.cache
+def _html5() -> dict[str, str]:
+    from html.entities import html5
+
+    return html5
 
 
 # One escape of any kind the reader decodes. Groups, in order: hexadecimal
 # and decimal character references, a named reference and its semicolon,
 # %uXXXX, %XX, \u{...}, \uXXXX, \UXXXXXXXX, \xXX, an octal escape, any other
 # backslash escape, then "+" (a space in form encoding) and a tag character.
-_ESCAPE = re.compile(
+_ESCAPE = (
     r"&\#[xX]0*([0-9a-fA-F]+);?"
     r"|&\#0*([0-9]+);?"
     r"|&([A-Za-z][A-Za-z0-9]*)(;?)"
@@ -119,11 +133,10 @@ _ESCAPE = re.compile(
     r"|\\([0-3][0-7]{0,2}|[4-7][0-7]?)"
     r"|\\(.)"
     r"|(\+)"
-    r"|([\U000E0020-\U000E007E])",
-    re.DOTALL,
+    r"|([\U000E0020-\U000E007E])"
 )
-_PERCENT_BYTE = re.compile(r"%([0-9a-fA-F]{2})")
-_UTF16_LOW = re.compile(r"(?:\\u|%[uU])([dD][c-fC-F][0-9a-fA-F]{2})")
+_PERCENT_BYTE = r"%([0-9a-fA-F]{2})"
+_UTF16_LOW = r"(?:\\u|%[uU])([dD][c-fC-F][0-9a-fA-F]{2})"
 _BACKSLASH_LETTERS = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 # The longest name among the references HTML decodes without a semicolon.
 _LEGACY_MAX = 6
@@ -161,12 +174,12 @@ def _named_reference(name: str, semicolon: bool) -> tuple[str, int] | None:
     """
     spellings = (name, name.lower()) if name != name.lower() else (name,)
     if semicolon:
-        found = [html5.get(spelling + ";") for spelling in spellings]
+        found = [_html5().get(spelling + ";") for spelling in spellings]
         chosen = _pick(found)
         if chosen is not None:
             return chosen, len(name) + 1
     for length in range(min(len(name), _LEGACY_MAX), 1, -1):
-        found = [html5.get(spelling[:length]) for spelling in spellings]
+        found = [_html5().get(spelling[:length]) for spelling in spellings]
         chosen = _pick(found)
         if chosen is not None:
             return chosen, length
@@ -201,7 +214,7 @@ def _escape_text(text: str, match: re.Match[str]) -> tuple[str, int]:
     if kind in (5, 8):
         unit = int(value, 16)
         if 0xD800 <= unit <= 0xDBFF:
-            low = _UTF16_LOW.match(text, end)
+            low = _compiled(_UTF16_LOW).match(text, end)
             if low is not None:
                 pair = (unit - 0xD800) * 0x400 + int(low.group(1), 16) - 0xDC00
                 return chr(0x10000 + pair), low.end()
@@ -230,7 +243,7 @@ def _percent_text(text: str, start: int, lead: int) -> tuple[str, int]:
     raw = [lead]
     pos = start + 3
     for _ in range(more):
-        follow = _PERCENT_BYTE.match(text, pos)
+        follow = _compiled(_PERCENT_BYTE).match(text, pos)
         if follow is None:
             break
         raw.append(int(follow.group(1), 16))
@@ -248,7 +261,7 @@ def _percent_text(text: str, start: int, lead: int) -> tuple[str, int]:
 # (``\u00`` reads as "u00"); none that can is longer than this, and the
 # longer ones, cut short, run to the end of the window.
 _PARTIAL = 12
-_ESCAPE_OPENER = re.compile(r"[&%\\]")
+_ESCAPE_OPENER = r"[&%\\]"
 
 
 def _decode(
@@ -265,14 +278,14 @@ def _decode(
     safe = len(text) if complete else certain
     if not complete:
         # An escape that starts this close to the unknown may be cut short.
-        cut = _ESCAPE_OPENER.search(text, max(0, certain - _PARTIAL), certain)
+        cut = _compiled(_ESCAPE_OPENER).search(text, max(0, certain - _PARTIAL), certain)
         if cut is not None:
             safe = cut.start()
     out: list[str] = []
     out_ends: list[int] = []
     out_certain = -1
     pos = 0
-    for match in _ESCAPE.finditer(text):
+    for match in _compiled(_ESCAPE).finditer(text):
         start = match.start()
         if start < pos:
             continue  # inside an escape already decoded (a surrogate pair, say)
@@ -347,7 +360,7 @@ def _closer_in(view: str, ends: Sequence[int]) -> tuple[int, int]:
 # an answer depends on what lies past it.
 _WINDOW = 32
 # A window without any of these reads the same decoded as written.
-_ESCAPE_START = re.compile(r"[&%\\+\U000e0020-\U000e007e]")
+_ESCAPE_START = r"[&%\\+\U000e0020-\U000e007e]"
 
 
 def _closing_tag_end(text: str, start: int) -> int:
@@ -363,10 +376,10 @@ def _closing_tag_end(text: str, start: int) -> int:
         raw = text[start:stop]
         raw_ends = range(start + 1, stop + 1)
         views: list[tuple[str, Sequence[int], int]] = [(raw, raw_ends, len(raw))]
-        if _ESCAPE_START.search(raw):
+        if _compiled(_ESCAPE_START).search(raw):
             once, once_ends, once_certain = _decode(raw, raw_ends, len(raw), complete)
             views.append((once, once_ends, once_certain))
-            if _ESCAPE_START.search(once):
+            if _compiled(_ESCAPE_START).search(once):
                 views.append(_decode(once, once_ends, once_certain, complete))
         best = -1
         settled = True
