@@ -197,42 +197,54 @@ def _pick(found: Sequence[str | None]) -> str | None:
 
 def _escape_text(text: str, match: re.Match[str]) -> tuple[str, int]:
     """The decoded text of one escape and where it ends in ``text``."""
-    end = match.end()
     kind = match.lastindex
-    value = match.group(kind) if kind is not None else ""
-    if kind == 1:
-        return _html_code_point(_hex_code_point(value)), end
-    if kind == 2:
-        return _html_code_point(int(value) if len(value) <= 8 else 0x110000), end
-    if kind in (3, 4):
-        name = match.group(3)
-        decoded = _named_reference(name, bool(match.group(4)))
-        if decoded is None:
-            return "&", match.start() + 1
-        chars, used = decoded
-        return chars, match.start() + 1 + used
-    if kind in (5, 8):
-        unit = int(value, 16)
+    end = match.end()
+    if kind == 6:  # %XX: several may spell one UTF-8 character
+        return _percent_text(text, match.start(), int(match.group(6), 16))
+    if kind in (5, 8):  # %uXXXX, \uXXXX: a high surrogate may pair with the next
+        unit = int(match.group(kind), 16)
         if 0xD800 <= unit <= 0xDBFF:
             low = _compiled(_UTF16_LOW).match(text, end)
             if low is not None:
                 pair = (unit - 0xD800) * 0x400 + int(low.group(1), 16) - 0xDC00
                 return chr(0x10000 + pair), low.end()
         return chr(unit), end
-    if kind == 6:
-        return _percent_text(text, match.start(), int(value, 16))
+    chars, used = _token_text(match.group(), kind or 0)
+    return chars, match.start() + used
+
+
+@functools.lru_cache(maxsize=4096)
+def _token_text(token: str, kind: int) -> tuple[str, int]:
+    """The text of an escape that reads the same wherever it stands.
+
+    Returns the decoded characters and how many characters of ``token`` the
+    escape used (a named reference may use only the start of its run).
+    """
+    match = _compiled(_ESCAPE).fullmatch(token)
+    assert match is not None and match.lastindex == kind
+    value = match.group(kind)
+    if kind == 1:
+        return _html_code_point(_hex_code_point(value)), len(token)
+    if kind == 2:
+        return _html_code_point(int(value) if len(value) <= 8 else 0x110000), len(token)
+    if kind == 4:
+        decoded = _named_reference(match.group(3), bool(value))
+        if decoded is None:
+            return "&", 1
+        chars, used = decoded
+        return chars, 1 + used
     if kind in (7, 9):
         point = _hex_code_point(value)
-        return (chr(point) if point <= 0x10FFFF else "\ufffd"), end
+        return (chr(point) if point <= 0x10FFFF else "\ufffd"), len(token)
     if kind == 10:
-        return chr(int(value, 16)), end
+        return chr(int(value, 16)), len(token)
     if kind == 11:
-        return chr(int(value, 8)), end
+        return chr(int(value, 8)), len(token)
     if kind == 12:
-        return _BACKSLASH_LETTERS.get(value, value), end
+        return _BACKSLASH_LETTERS.get(value, value), len(token)
     if kind == 13:
-        return " ", end
-    return chr(ord(value) - _TAG_BASE), end
+        return " ", len(token)
+    return chr(ord(value) - _TAG_BASE), len(token)
 
 
 def _percent_text(text: str, start: int, lead: int) -> tuple[str, int]:
