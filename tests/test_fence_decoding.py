@@ -483,7 +483,7 @@ def test_every_opening_look_alike_is_an_anchor() -> None:
         ch = chr(code)
         if 0xD800 <= code <= 0xDFFF:
             continue
-        if ch in _fence._LESS_THAN or unicodedata.normalize("NFKC", ch) != ch:
+        if ch in _fence._LESS_THAN or unicodedata.normalize("NFKD", ch) != ch:
             if _fence._fold(ch).startswith("<"):
                 openers.add(ch)
         elif _fence._TAG_FIRST <= code <= _fence._TAG_LAST and _fence._fold(ch) == "<":

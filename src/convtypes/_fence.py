@@ -50,9 +50,10 @@ _LABEL = (
 _NEUTRALISED_CLOSE = "[/external-content]"
 
 
-# Characters a lenient reader may take for the tag's own punctuation. NFKC
-# already folds the fullwidth and small forms; these add look-alikes it
-# leaves alone.
+# Characters a lenient reader may take for the tag's own punctuation. NFKD
+# already folds the fullwidth and small forms (and splits accented letters
+# from their marks, which a reader skips); these add look-alikes it leaves
+# alone.
 _LESS_THAN = "<\uff1c\ufe64\u2039\u2329\u3008\u27e8"
 _GREATER_THAN = ">\uff1e\ufe65\u203a\u232a\u3009\u27e9"
 _SLASHES = "/\uff0f\u2044\u2215\u29f8\u2571"
@@ -91,7 +92,7 @@ def _fold(ch: str) -> str:
         return "/"
     if ch in _DASHES:
         return "-"
-    folded = unicodedata.normalize("NFKC", ch).casefold()
+    folded = unicodedata.normalize("NFKD", ch).casefold()
     if folded != ch:
         return "".join(_fold(part) for part in folded)
     return _HOMOGLYPHS.get(ch, ch)
@@ -476,7 +477,9 @@ def _utf8_percent(ch: str) -> str:
     return "%".join(f"{byte:02x}" for byte in ch.encode())
 
 
-_OPENERS = _LESS_THAN + "\ufe3f" + chr(_TAG_BASE + ord("<"))
+# Also read as "<": the vertical-form bracket U+FE3F (NFKD leaves it alone)
+# and U+226E, which decomposes to "<" and a combining stroke.
+_OPENERS = _LESS_THAN + "\ufe3f\u226e" + chr(_TAG_BASE + ord("<"))
 _NON_ASCII_OPENERS = _OPENERS[1:]
 _TAG_ESCAPES = {chr(_TAG_BASE + ord(ch)): ch for ch in "&%\\"}
 _TAG_RANGE = "\U000e0020-\U000e007e"
