@@ -65,3 +65,32 @@ def test_readme_canonical_example_is_true() -> None:
         check=False,
     )
     assert result.stdout.splitlines() == expected
+
+
+_BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text("utf-8"), re.DOTALL)
+
+
+@pytest.mark.parametrize("number", range(len(_BLOCKS)))
+def test_every_python_block_runs_in_a_fresh_interpreter(number: int, tmp_path: Path) -> None:
+    # As a reader would paste it: a new interpreter, an empty directory.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _BLOCKS[number]],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_check_conversation_example_prints_what_it_says() -> None:
+    block = next(b for b in _BLOCKS if "check_conversation" in b)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True)
+    promised = block.split("# ", 1)[1].splitlines()[0]
+    assert done.stdout.strip() == promised.strip()
