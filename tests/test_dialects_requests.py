@@ -609,3 +609,108 @@ def test_the_benchmark_compares_equal_requests() -> None:
     assert not bench.same_request(
         anthropic.to_request(messages), anthropic.to_request(messages[:-1])
     )
+
+
+# --- results answer their calls whatever the transcript's order ------------------------
+
+
+def _weather_calls(order: list[int]) -> list[ct.Message]:
+    """Four calls (two with ids, two without), answered in ``order``."""
+    cities = ["Oslo", "Rome", "Lima", "Pune"]
+    calls = tuple(
+        ct.ToolCall(id="a" if n == 0 else "b" if n == 2 else None, name=f"w{n}", arguments={})
+        for n in range(4)
+    )
+    keys = [call.id or ct.positional_call_id(n) for n, call in enumerate(calls)]
+    return [
+        ct.UserMessage(content="Weather?"),
+        ct.AssistantMessage(tool_calls=calls),
+        *(ct.ToolResultMessage(tool_use_id=keys[n], content=cities[n]) for n in order),
+        ct.UserMessage(content="And tomorrow?"),
+    ]
+
+
+def test_gemini_sends_function_responses_in_the_order_of_their_calls() -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="Weather in Oslo and Rome?"),
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="a", name="weather", arguments={"city": "Oslo"}),
+                ct.ToolCall(id="b", name="weather", arguments={"city": "Rome"}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="b", content="Rome: sunny"),
+        ct.ToolResultMessage(tool_use_id="a", content="Oslo: rain"),
+    ]
+    body = gemini.to_request(messages)
+    validate_gemini(body)
+    # Gemini pairs by order and no id is sent: Oslo's answer must come first.
+    assert body["contents"][2]["parts"] == [
+        {"function_response": {"name": "weather", "response": {"output": "Oslo: rain"}}},
+        {"function_response": {"name": "weather", "response": {"output": "Rome: sunny"}}},
+    ]
+
+
+@settings(max_examples=40)
+@given(st.permutations(range(4)))
+def test_gemini_responses_follow_call_order_in_a_merged_turn(order: list[int]) -> None:
+    body = gemini.to_request(_weather_calls(order))
+    validate_gemini(body)
+    turn = body["contents"][2]
+    assert turn["role"] == "user"
+    assert [p["function_response"]["response"]["output"] for p in turn["parts"][:4]] == [
+        "Oslo",
+        "Rome",
+        "Lima",
+        "Pune",
+    ]
+    assert [p["function_response"]["name"] for p in turn["parts"][:4]] == ["w0", "w1", "w2", "w3"]
+    assert turn["parts"][4:] == [{"text": "And tomorrow?"}]
+
+
+def test_gemini_responses_follow_the_order_of_replayed_parts() -> None:
+    # Calls carried by Gemini's own parts, then one the parts lack, answered backwards.
+    items = ct.ProviderOutputItemsMessage(
+        protocol="gemini",
+        items=(
+            {"function_call": {"name": "f", "args": {}}, "thought_signature": "c2ln"},
+            {"function_call": {"name": "g", "args": {}}},
+        ),
+    )
+    assistant = ct.AssistantMessage(
+        tool_calls=(
+            ct.ToolCall(name="f", arguments={}),
+            ct.ToolCall(name="g", arguments={}),
+            ct.ToolCall(id="h1", name="h", arguments={}),
+        )
+    )
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="go"),
+        items,
+        assistant,
+        ct.ToolResultMessage(tool_use_id="h1", content="third"),
+        ct.ToolResultMessage(tool_use_id="call_1", content="second"),
+        ct.ToolResultMessage(tool_use_id="call_0", content="first"),
+    ]
+    body = gemini.to_request(messages)
+    validate_gemini(body)
+    assert [p["function_call"]["name"] for p in body["contents"][1]["parts"]] == ["f", "g", "h"]
+    responses = [p["function_response"] for p in body["contents"][2]["parts"]]
+    assert [(r["name"], r["response"]["output"]) for r in responses] == [
+        ("f", "first"),
+        ("g", "second"),
+        ("h", "third"),
+    ]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses"])
+def test_the_other_dialects_pair_results_by_id_in_any_order(name: str) -> None:
+    # Anthropic, Chat Completions and Responses pair a result with its call by
+    # id, so the transcript's order may stand: each result carries its call's id.
+    body = DIALECTS[name].to_request(_weather_calls([3, 1, 0, 2]))
+    VALIDATE[name](body)
+    calls, results = calls_and_results(name, body)
+    assert calls == ["a", "call_1_1", "b", "call_1_3"]
+    assert results == [calls[3], calls[1], calls[0], calls[2]]
+    text = json.dumps(body)
+    assert text.index("Pune") < text.index("Rome") < text.index("Oslo") < text.index("Lima")

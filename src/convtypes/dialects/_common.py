@@ -248,14 +248,19 @@ def any_id(call_id: str) -> bool:
 
 
 class Call:
-    """A call in scope: the id it goes out with, its tool name, whether sent."""
+    """A call in scope: the id it goes out with, its tool name, whether sent.
 
-    __slots__ = ("answered", "name", "out_id", "send_id")
+    ``order`` grows with every call entered, so sorting results by the
+    ``order`` of their calls puts them in the order the calls were sent.
+    """
 
-    def __init__(self, out_id: str, name: str, send_id: bool) -> None:
+    __slots__ = ("answered", "name", "order", "out_id", "send_id")
+
+    def __init__(self, out_id: str, name: str, send_id: bool, order: int = -1) -> None:
         self.out_id = out_id
         self.name = name
         self.send_id = send_id
+        self.order = order
         self.answered = False
 
 
@@ -274,7 +279,16 @@ class CallIds:
     is found by :func:`positional_call_id` of its place in its message.
     """
 
-    __slots__ = ("_messages", "_reserved", "_scope", "_turn_open", "_usable", "_used", "dialect")
+    __slots__ = (
+        "_entered",
+        "_messages",
+        "_reserved",
+        "_scope",
+        "_turn_open",
+        "_usable",
+        "_used",
+        "dialect",
+    )
 
     def __init__(self, messages: list[Any], usable: Callable[[str], bool], dialect: str) -> None:
         self._messages = messages
@@ -283,6 +297,7 @@ class CallIds:
         self._reserved: set[str] | None = None
         self._scope: dict[str, Call] = {}
         self._turn_open = False
+        self._entered = 0
         self.dialect = dialect
 
     def assistant(self) -> None:
@@ -314,7 +329,11 @@ class CallIds:
         self._enter(key, out_id, name, send_id)
 
     def _enter(self, key: str, out_id: str, name: str, send_id: bool = True) -> None:
-        self._scope[key] = _AMBIGUOUS if key in self._scope else Call(out_id, name, send_id)
+        self._entered += 1
+        if key in self._scope:
+            self._scope[key] = _AMBIGUOUS
+        else:
+            self._scope[key] = Call(out_id, name, send_id, self._entered)
 
     def result(self, index: int, message: ToolResultMessage) -> Call:
         """The call that result ``index`` answers; raises if there is none."""

@@ -23,7 +23,9 @@ What changes on the way out:
   tool results become one user turn, function responses first.
 - Tool calls go as ``function_call`` parts, results as ``function_response``
   parts named after their call, with ``{"output": text}`` as the response.
-  Gemini pairs them by order; an ``id`` is sent only where Gemini gave one.
+  Gemini pairs them by order, so the responses of a turn go in the order of
+  the calls they answer, whatever their order in the transcript; an ``id``
+  is sent only where Gemini gave one.
 - Thinking blocks are dropped (signatures travel in the parts); items of
   other protocols are dropped. Empty text is left out, and empty turns.
 - Images (PNG, JPEG, WebP, HEIC, HEIF), audio and video go inline
@@ -36,6 +38,7 @@ What changes on the way out:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -217,8 +220,13 @@ def to_request(
     role = ""  # the role of the last content
     parts: list[dict[str, Any]] = []  # the parts of the last content
     carried: _Carried | None = None
-    # As in the Anthropic dialect, function responses come first in a merged
-    # user turn without sorting: a user message closes the calls' scope.
+    # Gemini pairs function responses with the calls of the model turn before
+    # them by order, not by id (it sends none unless it gave one). So each
+    # response goes in at the place of its call: ``placed`` holds the call
+    # order of the responses at the head of the current user turn. Nothing
+    # else can stand before them there, since a user message closes the
+    # calls' scope and no result may follow it in the same turn.
+    placed: list[int] = []
     for index, message in enumerate(transcript):
         if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL and message.items:
@@ -249,7 +257,10 @@ def to_request(
                 parts = []
                 contents.append({"role": "user", "parts": parts})
                 role = "user"
-            parts.append({"function_response": response})
+                placed = []
+            place = bisect.bisect(placed, answered.order)
+            placed.insert(place, answered.order)
+            parts.insert(place, {"function_response": response})
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
