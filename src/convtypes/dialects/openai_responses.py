@@ -10,8 +10,9 @@ The items are the provider's state (encrypted reasoning, server tool
 calls): they go back verbatim and in place. The assistant message is what
 every other dialect reads. So that nothing goes out twice, an assistant
 message right after ``openai-responses`` items sends only what the items do
-not already carry: its text unless the items' output text is the same, and
-its calls whose ``call_id`` the items do not hold.
+not already carry: its text unless it is the text the items hold (their
+output text, or their refusal when they have no output text), and its calls
+whose ``call_id`` the items do not hold.
 
 What changes on the way out:
 
@@ -101,31 +102,46 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
 
 
 def _carried(items: Iterable[object]) -> tuple[str, dict[str, str]]:
-    """The output text the items carry, and their function calls: call_id to name."""
+    """What the items already say: the assistant text read from them, and
+    their function calls (call_id to name).
+
+    The text is the one ``from_response`` gives the assistant message: the
+    output text, or the refusal when there is none.
+    """
     texts: list[str] = []
+    refusals: list[str] = []
     calls: dict[str, str] = {}
     for item in items:
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
         if kind == "message":
-            texts.extend(_output_text(item))
+            texts.extend(_part_texts(item, "output_text", "text"))
+            refusals.extend(_part_texts(item, "refusal", "refusal"))
         elif kind == "function_call":
             call_id = item.get("call_id")
             name = item.get("name")
             if isinstance(call_id, str) and isinstance(name, str):
                 calls[call_id] = name
-    return "".join(texts), calls
+    return "".join(texts) or "".join(refusals), calls
 
 
-def _output_text(item: dict[str, Any]) -> list[str]:
+def _part_texts(item: dict[str, Any], kind: str, key: str) -> list[str]:
+    """The ``key`` text of each ``kind`` part of a message item, in order."""
     texts: list[str] = []
-    for part in item.get("content") or ():
-        if isinstance(part, dict) and part.get("type") == "output_text":
-            text = part.get("text")
+    content = item.get("content")
+    if not isinstance(content, list):
+        return texts
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == kind:
+            text = part.get(key)
             if isinstance(text, str):
                 texts.append(text)
     return texts
+
+
+def _output_text(item: dict[str, Any]) -> list[str]:
+    return _part_texts(item, "output_text", "text")
 
 
 def to_request(
