@@ -476,6 +476,86 @@ def test_anthropic_thinking_goes_first_verbatim_and_unsigned_is_left_out() -> No
     ]
 
 
+_SHOWN = {"thinking": "thinking", "redacted_thinking": "data", "text": "text", "tool_use": "name"}
+
+
+def _sdk_blocks(body: dict[str, Any]) -> list[list[tuple[str, str]]]:
+    """Each assistant turn's blocks as the SDK's request type reads them: (type, text)."""
+    request = force(_adapter("anthropic").validate_python({"model": "m", "max_tokens": 1, **body}))
+    turns: list[list[tuple[str, str]]] = []
+    for turn in request["messages"]:
+        if turn["role"] == "assistant":
+            turns.append([(b["type"], b[_SHOWN[b["type"]]]) for b in turn["content"]])
+    return turns
+
+
+def test_anthropic_puts_the_thinking_of_a_merged_turn_first() -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(content="a", thinking=(ct.ThinkingBlock(text="t1", signature="s1"),)),
+        ct.AssistantMessage(
+            content="b",
+            tool_calls=(ct.ToolCall(id="c", name="f", arguments={}),),
+            thinking=(ct.ThinkingBlock(redacted_data="r2"), ct.ThinkingBlock(text="unsigned")),
+        ),
+        ct.AssistantMessage(content="c", thinking=(ct.ThinkingBlock(text="t3", signature="s3"),)),
+    ]
+    body = anthropic.to_request(messages)
+    assert _sdk_blocks(body) == [
+        [
+            ("thinking", "t1"),
+            ("redacted_thinking", "r2"),
+            ("thinking", "t3"),
+            ("text", "a"),
+            ("text", "b"),
+            ("tool_use", "f"),
+            ("text", "c"),
+        ]
+    ]
+    # verbatim: the signatures go back as they came
+    assert body["messages"][1]["content"][:3] == [
+        {"type": "thinking", "thinking": "t1", "signature": "s1"},
+        {"type": "redacted_thinking", "data": "r2"},
+        {"type": "thinking", "thinking": "t3", "signature": "s3"},
+    ]
+
+
+_assistant_runs = st.lists(
+    st.builds(
+        ct.AssistantMessage,
+        content=cst.texts(),
+        thinking=st.lists(cst.thinking_blocks(), max_size=3).map(tuple),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=60)
+@given(st.lists(_assistant_runs, min_size=1, max_size=3))
+def test_anthropic_thinking_is_first_in_every_merged_turn(runs: list[list[ct.Message]]) -> None:
+    messages: list[ct.Message] = []
+    for run in runs:
+        messages += [ct.UserMessage(content="next"), *run]
+    turns = _sdk_blocks(anthropic.to_request(messages))
+    expected = []
+    for run in runs:
+        thoughts = [
+            ("redacted_thinking", t.redacted_data)
+            if t.redacted_data is not None
+            else ("thinking", t.text)
+            for m in run
+            if isinstance(m, ct.AssistantMessage)
+            for t in m.thinking
+            if t.redacted_data is not None or t.signature
+        ]
+        texts = [("text", m.content) for m in run if isinstance(m, ct.AssistantMessage)]
+        turn = thoughts + [(kind, text) for kind, text in texts if text]
+        if turn:
+            expected.append(turn)
+    assert turns == expected
+
+
 @pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "gemini"])
 def test_dialects_without_a_place_for_thinking_drop_it(name: str) -> None:
     messages: list[ct.Message] = [

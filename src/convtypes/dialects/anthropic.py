@@ -12,7 +12,9 @@ What changes on the way out:
   user turn, tool results first; consecutive assistant messages become one
   assistant turn. The first turn must be a user turn, or ``DialectError``.
 - Thinking goes first in its turn and verbatim: signed blocks as
-  ``thinking``, redacted ones as ``redacted_thinking``. A block with neither
+  ``thinking``, redacted ones as ``redacted_thinking``. When assistant
+  messages merge into one turn, the thinking of all of them comes first, in
+  order, then their text and calls. A block with neither
   a signature nor redacted data (another provider's, or a summary) is left
   out: the API refuses it, and a signature cannot be made up.
 - Empty text is left out (the API refuses empty text blocks), and a turn
@@ -122,6 +124,7 @@ def to_request(
     turns: list[dict[str, Any]] = []
     role = ""  # the role of the last turn
     first_index = -1  # the message that opened the first turn
+    thought_end = 0  # in an assistant turn, where its thinking ends
     # A merged user turn holds its tool results first without any sorting:
     # a user message closes the calls' scope, so no result can follow one
     # within a turn (it would be refused as unmatched).
@@ -141,12 +144,12 @@ def to_request(
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
-            blocks: list[dict[str, Any]] = []
+            thoughts: list[dict[str, Any]] = []
             for thought in message.thinking:
                 if thought.redacted_data is not None:
-                    blocks.append({"type": "redacted_thinking", "data": thought.redacted_data})
+                    thoughts.append({"type": "redacted_thinking", "data": thought.redacted_data})
                 elif thought.signature:
-                    blocks.append(
+                    thoughts.append(
                         {
                             "type": "thinking",
                             "thinking": thought.text,
@@ -154,6 +157,7 @@ def to_request(
                         }
                     )
                 # else unsigned: the API refuses it back, and a signature cannot be made up
+            blocks: list[dict[str, Any]] = []
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
             for position, call in enumerate(message.tool_calls):
@@ -165,13 +169,19 @@ def to_request(
                         "input": call.arguments,
                     }
                 )
-            if blocks:
+            if thoughts or blocks:
                 if role != "assistant":
                     content = []
                     turns.append({"role": "assistant", "content": content})
                     role = "assistant"
+                    thought_end = 0
                     if first_index < 0:
                         first_index = index
+                # A merged turn keeps all its thinking first, in order: a later
+                # message's thinking goes after the earlier thinking, before
+                # the earlier text and calls.
+                content[thought_end:thought_end] = thoughts
+                thought_end += len(thoughts)
                 content.extend(blocks)
             continue
         if isinstance(message, UserMessage):
