@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any
 
@@ -198,3 +199,23 @@ def test_known_messages_with_unknown_fields_are_sent_as_known(module: ModuleType
     )
     assert type(lenient[0]) is not ct.UserMessage
     assert module.to_request(lenient) == module.to_request(strict)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+@pytest.mark.parametrize("value", ["ignore", "Note", "", None, True, 0])
+def test_an_unknown_unsupported_value_is_refused_at_the_call(
+    module: ModuleType, value: object
+) -> None:
+    # "ignore" used to behave as "raise"; it is refused even when the
+    # transcript holds nothing unsupported, so the mistake shows at once.
+    with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"') as err:
+        module.to_request([ct.UserMessage(content="q")], unsupported=value)
+    assert not isinstance(err.value, DialectError)  # the call is wrong, not the transcript
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_both_unsupported_values_are_taken(module: ModuleType) -> None:
+    messages = _user(ct.VideoPathBlock(path="/v.mp4"))
+    with pytest.raises(UnsupportedContent):
+        module.to_request(messages, unsupported="raise")
+    assert "not sent" in json.dumps(module.to_request(messages, unsupported="note"))

@@ -38,8 +38,23 @@ Unsupported = Literal["raise", "note"]
 
 ``"raise"`` (the default) raises :class:`UnsupportedContent`; ``"note"`` sends
 a short text part in its place that says what was left out, so the model
-knows the user attached something it cannot see.
+knows the user attached something it cannot see. Any other value raises
+``ValueError`` when ``to_request`` is called.
 """
+
+
+UNSUPPORTED_CHOICES: Final = ("raise", "note")
+
+
+def check_unsupported(unsupported: object) -> None:
+    """Refuse an ``unsupported=`` value other than ``"raise"`` and ``"note"``.
+
+    A plain ``ValueError``, not a ``DialectError``: the call is wrong, not
+    the transcript, and a caller who handles ``DialectError`` should not
+    mistake one for the other.
+    """
+    if type(unsupported) is not str or unsupported not in UNSUPPORTED_CHOICES:
+        raise ValueError(f'unsupported= must be "raise" or "note", not {unsupported!r:.80}')
 
 
 class DialectError(ValueError):

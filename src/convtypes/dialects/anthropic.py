@@ -49,6 +49,7 @@ from ._common import (
     ResponseError,
     StreamError,
     Unsupported,
+    check_unsupported,
     field,
     not_a_message,
     note_text,
@@ -118,6 +119,7 @@ def to_request(
     The request shares tool arguments with the transcript: copy them before
     changing them in place.
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []

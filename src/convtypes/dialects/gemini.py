@@ -70,6 +70,7 @@ from ._common import (
     StreamError,
     Unsupported,
     any_id,
+    check_unsupported,
     jsonable,
     not_a_message,
     note_text,
@@ -213,6 +214,7 @@ def to_request(
     tool results are fenced unless ``fence_external`` is False. Parts
     replayed from items are shared with the transcript, not copied.
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, any_id, DIALECT)
     system: list[str] = []

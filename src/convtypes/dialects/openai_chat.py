@@ -40,6 +40,7 @@ from ._common import (
     StreamError,
     Unsupported,
     arguments_json,
+    check_unsupported,
     data_url,
     field,
     not_a_message,
@@ -120,6 +121,7 @@ def to_request(
     are fenced unless ``fence_external`` is False. The request shares no
     mutable value with the transcript (arguments go out as JSON text).
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []

@@ -49,6 +49,7 @@ from ._common import (
     StreamError,
     Unsupported,
     arguments_json,
+    check_unsupported,
     data_url,
     field,
     not_a_message,
@@ -157,6 +158,7 @@ def to_request(
     fenced unless ``fence_external`` is False. Provider items are shared
     with the transcript, not copied: copy them before changing them in place.
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
