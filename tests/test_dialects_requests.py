@@ -270,13 +270,17 @@ def test_an_unknown_provenance_is_fenced() -> None:
 # --- generated conversations ------------------------------------------------------
 
 
+def _blank(text: str) -> bool:
+    return text == "" or text.isspace()
+
+
 def _first_user_turn_is_empty(messages: list[ct.Message]) -> bool:
-    """The first user turn has nothing Anthropic can send (no non-empty text)."""
+    """The first user turn has nothing Anthropic can send (only empty or white-space text)."""
     first = next(m for m in messages if not isinstance(m, ct.SystemMessage))
     if isinstance(first, ct.UserMessage):
-        return not first.content
+        return _blank(first.content)
     assert isinstance(first, ct.UserMultimodalMessage)
-    return all(isinstance(b, ct.TextBlock) and not b.text for b in first.content)
+    return all(isinstance(b, ct.TextBlock) and _blank(b.text) for b in first.content)
 
 
 def _check_pairs(name: str, body: dict[str, Any], messages: list[ct.Message]) -> None:
@@ -308,6 +312,9 @@ def test_any_well_formed_conversation_makes_a_valid_request(
         return
     VALIDATE[name](body)
     _check_pairs(name, body, messages)
+    if name == "anthropic":
+        texts = [b["text"] for t in body["messages"] for b in t["content"] if b["type"] == "text"]
+        assert not any(_blank(text) for text in texts)
 
 
 def _id_less_turn(name: str) -> list[ct.Message]:
@@ -550,10 +557,55 @@ def test_anthropic_thinking_is_first_in_every_merged_turn(runs: list[list[ct.Mes
             if t.redacted_data is not None or t.signature
         ]
         texts = [("text", m.content) for m in run if isinstance(m, ct.AssistantMessage)]
-        turn = thoughts + [(kind, text) for kind, text in texts if text]
+        turn = thoughts + [(kind, text) for kind, text in texts if not _blank(text)]
         if turn:
             expected.append(turn)
     assert turns == expected
+
+
+BLANKS = ["", " ", "\n", " \t\r\n ", "\u3000", "\u2028"]
+
+
+@pytest.mark.parametrize("blank", BLANKS)
+def test_anthropic_leaves_white_space_text_out_of_every_turn(blank: str) -> None:
+    # The Messages API refuses text blocks of white space only, as it refuses empty ones.
+    image = ct.ImageUrlBlock(url="https://x.test/a.png")
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.UserMessage(content=blank),
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text=blank), image)),
+        ct.AssistantMessage(content=blank),
+        ct.AssistantMessage(
+            content=blank, tool_calls=(ct.ToolCall(id="c", name="f", arguments={}),)
+        ),
+        ct.ToolResultMessage(tool_use_id="c", content="r"),
+        ct.UserMessage(content=blank),
+        ct.AssistantMessage(content=blank),
+        ct.AssistantMessage(content=f"{blank}kept as is{blank}"),
+    ]
+    body = anthropic.to_request(messages)
+    validate_anthropic(body)
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "q"},
+                {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": "r"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": f"{blank}kept as is{blank}"}]},
+    ]
+
+
+def test_anthropic_refuses_a_transcript_whose_first_user_turn_is_white_space() -> None:
+    messages: list[ct.Message] = [ct.UserMessage(content=" \n"), ct.AssistantMessage(content="a")]
+    with pytest.raises(DialectError, match=r"message 1: .*first turn to be a user turn"):
+        anthropic.to_request(messages)
 
 
 @pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "gemini"])

@@ -28,6 +28,7 @@ __all__ = [
     "DialectError",
     "ResponseError",
     "StreamError",
+    "UnansweredCall",
     "UnmatchedResult",
     "Unsupported",
     "UnsupportedContent",
@@ -89,6 +90,23 @@ class UnmatchedResult(DialectError):
     def __init__(self, text: str, index: int, tool_use_id: str) -> None:
         super().__init__(text, index)
         self.tool_use_id = tool_use_id
+
+
+class UnansweredCall(DialectError):
+    """A tool call left without its result when a later user message comes.
+
+    ``index`` is the position of the message that made the call (as in
+    ``check_conversation``'s ``unanswered-call``), ``call_id`` the id a
+    result would answer it by (``positional_call_id`` of its place for a
+    call without an id), and ``user_index`` the position of the user message.
+    Calls still open at the end of the transcript are not refused: the
+    caller may be about to run them.
+    """
+
+    def __init__(self, text: str, index: int, call_id: str, user_index: int) -> None:
+        super().__init__(text, index)
+        self.call_id = call_id
+        self.user_index = user_index
 
 
 class ResponseError(DialectError):
@@ -267,15 +285,21 @@ class Call:
 
     ``order`` grows with every call entered, so sorting results by the
     ``order`` of their calls puts them in the order the calls were sent.
+    ``key`` is the id a result answers it by, and ``index`` the message
+    that made it.
     """
 
-    __slots__ = ("answered", "name", "order", "out_id", "send_id")
+    __slots__ = ("answered", "index", "key", "name", "order", "out_id", "send_id")
 
-    def __init__(self, out_id: str, name: str, send_id: bool, order: int = -1) -> None:
+    def __init__(
+        self, out_id: str, name: str, send_id: bool, order: int = -1, key: str = "", index: int = -1
+    ) -> None:
         self.out_id = out_id
         self.name = name
         self.send_id = send_id
         self.order = order
+        self.key = key
+        self.index = index
         self.answered = False
 
 
@@ -292,11 +316,18 @@ class CallIds:
     in the request; otherwise it gets ``call_<message index>_<position>``, made
     unique against every explicit id of the transcript. A call without an id
     is found by :func:`positional_call_id` of its place in its message.
+
+    Every provider refuses a call whose result has not come by the next user
+    message, so a user message with a call still unanswered since the last
+    one raises :class:`UnansweredCall`, by the rule of
+    ``check_conversation``'s ``unanswered-call``. Calls open at the end of
+    the transcript stay allowed.
     """
 
     __slots__ = (
         "_entered",
         "_messages",
+        "_open",
         "_reserved",
         "_scope",
         "_turn_open",
@@ -313,6 +344,7 @@ class CallIds:
         self._scope: dict[str, Call] = {}
         self._turn_open = False
         self._entered = 0
+        self._open: list[Call] = []  # every call made since the last user message
         self.dialect = dialect
 
     def assistant(self) -> None:
@@ -321,8 +353,23 @@ class CallIds:
             self._scope = {}
             self._turn_open = True
 
-    def user(self) -> None:
-        """A user message closes the turn: no later result may answer its calls."""
+    def user(self, index: int) -> None:
+        """A user message closes the turn: no later result may answer its calls.
+
+        Raises :class:`UnansweredCall` for the first call made since the last
+        user message that has no result.
+        """
+        for call in self._open:
+            if not call.answered:
+                raise UnansweredCall(
+                    f"message {call.index}: tool call {call.key!r} ({call.name}) has no result "
+                    f"before the user message at {index}, and {self.dialect} refuses a call "
+                    "without its result",
+                    call.index,
+                    call.key,
+                    index,
+                )
+        self._open = []
         self._scope = {}
         self._turn_open = False
 
@@ -335,20 +382,20 @@ class CallIds:
             out = self._fresh(index, position)
         self._used.add(out)
         key = call_id if call_id is not None else positional_call_id(position)
-        self._enter(key, out, call.name, send_id)
+        self._enter(index, key, out, call.name, send_id)
         return out
 
-    def carried(self, key: str, out_id: str, name: str, send_id: bool = True) -> None:
-        """A call that provider items carry verbatim, with the id they carry."""
+    def carried(self, index: int, key: str, out_id: str, name: str, send_id: bool = True) -> None:
+        """A call that provider items (message ``index``) carry verbatim, with their id."""
         self._used.add(out_id)
-        self._enter(key, out_id, name, send_id)
+        self._enter(index, key, out_id, name, send_id)
 
-    def _enter(self, key: str, out_id: str, name: str, send_id: bool = True) -> None:
+    def _enter(self, index: int, key: str, out_id: str, name: str, send_id: bool) -> None:
         self._entered += 1
-        if key in self._scope:
-            self._scope[key] = _AMBIGUOUS
-        else:
-            self._scope[key] = Call(out_id, name, send_id, self._entered)
+        call = Call(out_id, name, send_id, self._entered, key, index)
+        self._open.append(call)
+        # Two calls of one turn answered by the same id: neither can be told apart.
+        self._scope[key] = _AMBIGUOUS if key in self._scope else call
 
     def result(self, index: int, message: ToolResultMessage) -> Call:
         """The call that result ``index`` answers; raises if there is none."""

@@ -17,8 +17,11 @@ What changes on the way out:
   order, then their text and calls. A block with neither
   a signature nor redacted data (another provider's, or a summary) is left
   out: the API refuses it, and a signature cannot be made up.
-- Empty text is left out (the API refuses empty text blocks), and a turn
-  left with nothing is dropped.
+- Empty text, and text of white space only, is left out, in user and
+  assistant turns alike (the API refuses such text blocks, and they say
+  nothing to the model); a turn left with nothing is dropped.
+- A tool call without its result by the next user message raises
+  ``UnansweredCall``, as the API refuses it; calls open at the end are sent.
 - Video and audio, and images other than JPEG, PNG, GIF and WebP, have no
   place: ``UnsupportedContent`` (or a text note with ``unsupported="note"``).
 - Provider output items of any protocol are dropped: they are another
@@ -72,13 +75,18 @@ IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/w
 _usable_id = safe_id(64)
 
 
+def _has_text(text: str) -> bool:
+    """Whether a text block may be sent: the API refuses empty and white-space text."""
+    return text != "" and not text.isspace()
+
+
 def _user_blocks(
     index: int, blocks: Iterable[object], unsupported: Unsupported
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
         if isinstance(block, TextBlock):
-            if block.text:
+            if _has_text(block.text):
                 out.append({"type": "text", "text": block.text})
             continue
         if isinstance(block, ImageUrlBlock):
@@ -160,7 +168,7 @@ def to_request(
                     )
                 # else unsigned: the API refuses it back, and a signature cannot be made up
             blocks: list[dict[str, Any]] = []
-            if message.content:
+            if _has_text(message.content):
                 blocks.append({"type": "text", "text": message.content})
             for position, call in enumerate(message.tool_calls):
                 blocks.append(
@@ -187,10 +195,12 @@ def to_request(
                 content.extend(blocks)
             continue
         if isinstance(message, UserMessage):
-            ids.user()
-            blocks = [{"type": "text", "text": message.content}] if message.content else []
+            ids.user(index)
+            blocks = (
+                [{"type": "text", "text": message.content}] if _has_text(message.content) else []
+            )
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             blocks = _user_blocks(index, message.content, unsupported)
         elif isinstance(message, SystemMessage):
             system.append(message.content)
@@ -211,8 +221,9 @@ def to_request(
             content.extend(blocks)
     if turns and turns[0]["role"] != "user":
         raise DialectError(
-            f"message {first_index}: the Messages API needs the first turn to be a user "
-            "turn, and this transcript (once empty text is left out) starts with the assistant",
+            f"message {first_index}: the Messages API needs the first turn to be a user turn, "
+            "and this transcript (once empty and white-space text is left out) starts with "
+            "the assistant",
             first_index,
         )
     if system:

@@ -244,7 +244,7 @@ def to_request(
                     call_id = part.get("id")
                     sent = isinstance(call_id, str)
                     key = call_id if isinstance(call_id, str) else positional_call_id(position)
-                    ids.carried(key, key, name if isinstance(name, str) else "", sent)
+                    ids.carried(index, key, key, name if isinstance(name, str) else "", sent)
             continue  # items of another protocol have no meaning here
         previous, carried = carried, None
         if isinstance(message, ToolResultMessage):
@@ -276,11 +276,11 @@ def to_request(
                 new.append({"function_call": {"name": call.name, "args": call.arguments}})
             speaker = "model"
         elif isinstance(message, UserMessage):
-            ids.user()
+            ids.user(index)
             new = [{"text": message.content}] if message.content else []
             speaker = "user"
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             new = _parts(index, message.content, unsupported)
             speaker = "user"
         elif isinstance(message, SystemMessage):

@@ -155,10 +155,10 @@ def to_request(
                 turn["content"] = message.content
             out.append(turn)
         elif isinstance(message, UserMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})

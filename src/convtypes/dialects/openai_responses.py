@@ -194,13 +194,13 @@ def to_request(
                 out.extend(message.items)  # type: ignore[arg-type]
                 carried_text, carried_calls = _carried(message.items)
                 for call_id, name in carried_calls.items():
-                    ids.carried(call_id, call_id, name)
+                    ids.carried(index, call_id, call_id, name)
                 continue  # keep what they carry for the next message
         elif isinstance(message, UserMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
