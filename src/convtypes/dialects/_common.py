@@ -10,13 +10,14 @@ from __future__ import annotations
 import base64
 import enum
 import re
+import reprlib
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NoReturn
 
 import msgspec
 
 from .._conversation import positional_call_id
-from .._errors import MAX_DEPTH
+from .._errors import MAX_DEPTH, WireError
 from .._fence import fence_external
 from .._jsonvalue import ARGUMENTS_DEPTH
 from .._messages import AssistantMessage, ProviderOutputItemsMessage, ToolCall, ToolResultMessage
@@ -121,6 +122,98 @@ class StreamError(DialectError):
         self.event = event
 
 
+# --- the boundary of from_response, feed and result -----------------------------
+
+LEAKS: Final = (
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    ValueError,  # WireError and DialectError among them
+    RecursionError,
+)
+"""What reading a malformed response may raise short of a ``DialectError``.
+
+Each public reader catches these at its boundary and raises a
+``ResponseError`` or ``StreamError`` with the original as ``__cause__``. The
+checks inside are meant to leave nothing for it to catch; it is there so
+that a shape they missed is still a ``DialectError`` to the caller. Nothing
+else is caught: ``KeyboardInterrupt``, ``MemoryError`` and the like go on.
+"""
+
+_SHORT: Final = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = 60
+_SHORT.maxother = 60
+
+
+def short(value: object, limit: int = 80) -> str:
+    """A repr of ``value`` for an error message, bounded in depth and length.
+
+    ``f"{value!r:.80}"`` builds the whole repr first, which for a value from
+    the network may be huge, or nested past the recursion limit.
+    """
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # a broken __repr__ of a caller's object
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def label(value: object, limit: int = 60) -> str:
+    """A name or reason from a response, as it reads: text bare, anything else by ``short``."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[: limit - 3] + "..."
+    return short(value, limit)
+
+
+def _why(err: BaseException) -> str:
+    if isinstance(err, DialectError):
+        return str(err)
+    if isinstance(err, RecursionError):
+        return "it nests too deeply to read"
+    return f"it is malformed ({type(err).__name__}: {short(str(err), 160)})"
+
+
+def raise_response_failure(err: BaseException) -> NoReturn:
+    """Raise ``err`` as a ``ResponseError``: itself if it is one, else one caused by it."""
+    if isinstance(err, ResponseError):
+        raise err
+    raise ResponseError(f"the response cannot be read: {_why(err)}") from err
+
+
+def raise_stream_failure(
+    err: BaseException, noun: str, number: int | None, event: object
+) -> NoReturn:
+    """Raise ``err``, met in event ``number`` (``None``: at the end), as a ``StreamError``."""
+    if isinstance(err, StreamError):
+        raise err
+    if isinstance(err, DialectError) and number is None:
+        raise StreamError(str(err), None, None) from err
+    where = f"{noun} {number}" if number is not None else "the stream"
+    raise StreamError(f"{where}: {_why(err)}", number, event) from err
+
+
+def built(make: Callable[[], Any], where: str) -> Any:
+    """``make()``, with a ``WireError`` (NaN, nesting past the limit) as ``ResponseError``."""
+    try:
+        return make()
+    except WireError as err:
+        raise ResponseError(f"{where}: {err}") from err
+
+
+def tool_call(call_id: str | None, name: str, arguments: dict[str, Any], where: str) -> ToolCall:
+    """A ``ToolCall``; arguments it cannot hold (NaN, too deep) raise ``ResponseError``.
+
+    Stdlib ``json.loads`` reads ``NaN`` and ``Infinity``, and an SDK object
+    may hold any float: such arguments are refused here, naming the place.
+    """
+    try:
+        return ToolCall(id=call_id, name=name, arguments=arguments)
+    except WireError as err:
+        raise ResponseError(f"{where}: the tool call cannot be kept: {err}") from err
+
+
 # --- describing what was refused -------------------------------------------
 
 
@@ -143,7 +236,7 @@ def unknown_message(index: int, message: UnknownMessage) -> UnsupportedContent:
 
 
 def not_a_message(index: int, message: object) -> DialectError:
-    return DialectError(f"message {index}: not a convtypes message: {message!r:.80}", index)
+    return DialectError(f"message {index}: not a convtypes message: {short(message)}", index)
 
 
 def unsupported_block(
@@ -252,13 +345,18 @@ def jsonable(value: object, room: int = MAX_DEPTH) -> Any:
     return value
 
 
-def field(obj: dict[str, Any], key: str, kind: type, what: str, default: Any = ...) -> Any:
-    """``obj[key]`` checked to be a ``kind``; a clear ``ResponseError`` otherwise."""
+def field(obj: object, key: str, kind: type, what: str, default: Any = ...) -> Any:
+    """``obj[key]`` checked to be a ``kind``; a clear ``ResponseError`` otherwise.
+
+    ``obj`` itself must be a dict.
+    """
+    if not isinstance(obj, dict):
+        raise ResponseError(f"{what}: expected an object, got {short(obj)}")
     value = obj.get(key, default)
     if value is ...:
         raise ResponseError(f"{what}: missing {key!r}")
     if value is not default and not isinstance(value, kind):
-        raise ResponseError(f"{what}: {key!r} should be {kind.__name__}, got {value!r:.80}")
+        raise ResponseError(f"{what}: {key!r} should be {kind.__name__}, got {short(value)}")
     return value
 
 

@@ -47,6 +47,7 @@ from .._messages import (
 )
 from .._unknown import UnknownBlock, UnknownMessage
 from ._common import (
+    LEAKS,
     CallIds,
     DialectError,
     ResponseError,
@@ -54,11 +55,16 @@ from ._common import (
     Unsupported,
     check_unsupported,
     field,
+    label,
     not_a_message,
     note_text,
     parse_arguments,
     plain,
+    raise_response_failure,
+    raise_stream_failure,
     safe_id,
+    short,
+    tool_call,
     tool_result_text,
     unknown_block,
     unknown_message,
@@ -241,19 +247,15 @@ def _message(blocks: list[dict[str, Any]], what: str) -> AssistantMessage:
     for number, block in enumerate(blocks):
         where = f"{what}.content[{number}]"
         if not isinstance(block, dict):
-            raise ResponseError(f"{where}: expected an object, got {block!r:.80}")
+            raise ResponseError(f"{where}: expected an object, got {short(block)}")
         kind = block.get("type")
         if kind == "text":
             texts.append(field(block, "text", str, where))
         elif kind == "tool_use":
             arguments = field(block, "input", dict, where)
-            calls.append(
-                ToolCall(
-                    id=field(block, "id", str, where),
-                    name=field(block, "name", str, where),
-                    arguments=arguments,
-                )
-            )
+            call_id = field(block, "id", str, where)
+            name = field(block, "name", str, where)
+            calls.append(tool_call(call_id, name, arguments, where))
         elif kind == "thinking":
             thinking.append(
                 ThinkingBlock(
@@ -265,7 +267,7 @@ def _message(blocks: list[dict[str, Any]], what: str) -> AssistantMessage:
             thinking.append(ThinkingBlock(redacted_data=field(block, "data", str, where)))
         else:
             raise ResponseError(
-                f"{where}: a {kind!r} block has no place in a convtypes message; "
+                f"{where}: a {short(kind)} block has no place in a convtypes message; "
                 "it is refused rather than dropped"
             )
     return AssistantMessage(
@@ -282,9 +284,12 @@ def from_response(response: object) -> list[Message]:
     order; ``tool_use`` blocks become ``ToolCall``\\ s with their ids. Any
     other block (server tools and their results) raises ``ResponseError``.
     """
-    data = plain(response, "the response")
-    content = field(data, "content", list, "the response")
-    return [_message(content, "response")]
+    try:
+        data = plain(response, "the response")
+        content = field(data, "content", list, "the response")
+        return [_message(content, "response")]
+    except LEAKS as err:
+        raise_response_failure(err)
 
 
 _IGNORED_EVENTS: Final = frozenset(
@@ -311,15 +316,24 @@ class Accumulator:
         self._count = 0
 
     def feed(self, event: object) -> None:
-        """Take one stream event."""
+        """Take one stream event; raises ``StreamError`` if it is malformed."""
         number = self._count
         self._count += 1
+        try:
+            self._take(number, event)
+        except LEAKS as err:
+            raise_stream_failure(err, "event", number, event)
+
+    def _take(self, number: int, event: object) -> None:
         data = plain(event, "an event")
         kind = data.get("type")
+        kind_label = label(kind)
 
         def fail(reason: str) -> StreamError:
-            return StreamError(f"event {number} ({kind}): {reason}", number, event)
+            return StreamError(f"event {number} ({kind_label}): {reason}", number, event)
 
+        if not isinstance(kind, str):
+            raise fail("has no type")
         if self._finished:
             raise fail("the stream already ended with message_stop")
         if kind == "message_start":
@@ -328,14 +342,19 @@ class Accumulator:
             self._started = True
             message = data.get("message")
             if isinstance(message, dict):
-                for position, block in enumerate(message.get("content") or ()):
+                blocks = message.get("content")
+                if blocks is not None and not isinstance(blocks, list):
+                    raise fail("the message's content is not a list")
+                for position, block in enumerate(blocks or ()):
+                    if not isinstance(block, dict):
+                        raise fail(f"the message's content block {position} is not an object")
                     self._blocks[position] = dict(block)
                     self._stopped.add(position)
             return
         if kind in _IGNORED_EVENTS:
             return
         if kind == "error":
-            raise fail(f"the provider reported an error: {data.get('error')!r:.200}")
+            raise fail(f"the provider reported an error: {short(data.get('error'), 200)}")
         if not self._started:
             raise fail("came before message_start")
         if kind == "message_stop":
@@ -377,29 +396,31 @@ class Accumulator:
         delta_type = delta.get("type")
         block_type = block.get("type")
         if delta_type == "text_delta" and block_type == "text":
-            block["text"] = block.get("text", "") + _delta_text(delta, "text", fail)
+            _grow(block, "text", _delta_text(delta, "text", fail), at, fail)
         elif delta_type == "input_json_delta" and block_type == "tool_use":
             self._json.setdefault(at, []).append(_delta_text(delta, "partial_json", fail))
         elif delta_type == "thinking_delta" and block_type == "thinking":
-            block["thinking"] = block.get("thinking", "") + _delta_text(delta, "thinking", fail)
+            _grow(block, "thinking", _delta_text(delta, "thinking", fail), at, fail)
         elif delta_type == "signature_delta" and block_type == "thinking":
-            block["signature"] = block.get("signature", "") + _delta_text(delta, "signature", fail)
+            _grow(block, "signature", _delta_text(delta, "signature", fail), at, fail)
         elif delta_type == "citations_delta" and block_type == "text":
             pass  # citations are not kept, as in from_response
         else:
-            raise fail(f"a {delta_type!r} delta cannot apply to a {block_type!r} block")
+            raise fail(
+                f"a {short(delta_type, 40)} delta cannot apply to a {short(block_type, 40)} block"
+            )
 
     def result(self) -> list[Message]:
-        """The messages for the whole stream; raises if it did not end."""
+        """The messages for the whole stream; raises ``StreamError`` if it did not end."""
         if not self._finished:
             raise StreamError(
                 f"the stream ended after {self._count} events without message_stop", None, None
             )
-        blocks = [self._blocks[at] for at in sorted(self._blocks)]
         try:
+            blocks = [self._blocks[at] for at in sorted(self._blocks)]
             return [_message(blocks, "stream")]
-        except ResponseError as err:
-            raise StreamError(str(err), None, None) from None
+        except LEAKS as err:
+            raise_stream_failure(err, "event", None, None)
 
 
 def _delta_text(delta: dict[str, Any], key: str, fail: Any) -> str:
@@ -407,3 +428,11 @@ def _delta_text(delta: dict[str, Any], key: str, fail: Any) -> str:
     if not isinstance(value, str):
         raise fail(f"the delta has no {key!r} text")
     return value
+
+
+def _grow(block: dict[str, Any], key: str, piece: str, at: int, fail: Any) -> None:
+    """Add a delta's text to the block's ``key`` text, which must be text if present."""
+    before = block.get(key, "")
+    if not isinstance(before, str):
+        raise fail(f"content block {at} has a {key!r} that is not text: {short(before)}")
+    block[key] = before + piece
