@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes.dialects import (
     DialectError,
+    UnansweredCall,
     UnmatchedResult,
     UnsupportedContent,
     anthropic,
@@ -28,7 +32,7 @@ def _user(*blocks: Any) -> list[Any]:
 
 def test_every_error_is_a_value_error() -> None:
     assert issubclass(DialectError, ValueError)
-    for error in (UnsupportedContent, UnmatchedResult):
+    for error in (UnsupportedContent, UnmatchedResult, UnansweredCall):
         assert issubclass(error, DialectError)
 
 
@@ -111,10 +115,11 @@ def test_a_result_after_a_user_turn_answers_nothing(module: ModuleType) -> None:
     messages: list[ct.Message] = [
         ct.UserMessage(content="q"),
         ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
-        ct.UserMessage(content="never mind"),
         ct.ToolResultMessage(tool_use_id="a", content="r"),
+        ct.UserMessage(content="and?"),
+        ct.ToolResultMessage(tool_use_id="a", content="r again"),
     ]
-    with pytest.raises(UnmatchedResult, match="message 3: tool result 'a' answers no call"):
+    with pytest.raises(UnmatchedResult, match="message 4: tool result 'a' answers no call"):
         module.to_request(messages)
 
 
@@ -184,6 +189,101 @@ def test_calls_still_open_at_the_end_are_sent() -> None:
     assert body["messages"][1]["tool_calls"][0]["id"] == "call_1_0"
 
 
+OPEN_AT_THE_END: list[list[ct.Message]] = [
+    [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+    ],
+    [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="a", name="f", arguments={}),
+                ct.ToolCall(id="b", name="f", arguments={}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="a", content="r"),
+    ],
+    [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="a", content="r"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(name="g", arguments={}),)),
+    ],
+]
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+@pytest.mark.parametrize("messages", OPEN_AT_THE_END)
+def test_calls_open_at_the_end_stay_allowed_in_every_dialect(
+    module: ModuleType, messages: list[ct.Message]
+) -> None:
+    assert ct.check_conversation(messages) == []
+    module.to_request(messages)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+@pytest.mark.parametrize(
+    "user",
+    [
+        ct.UserMessage(content="next"),
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="next"),)),
+    ],
+)
+def test_a_call_unanswered_before_the_next_user_message_is_refused(
+    module: ModuleType, user: ct.Message
+) -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+        user,
+    ]
+    with pytest.raises(
+        UnansweredCall, match=r"message 1: tool call 'a' \(f\) has no result before the user "
+    ) as err:
+        module.to_request(messages)
+    assert (err.value.index, err.value.call_id, err.value.user_index) == (1, "a", 2)
+    [problem] = ct.check_conversation(messages)
+    assert (problem.code, problem.index) == ("unanswered-call", 1)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_a_call_left_behind_by_a_later_turn_is_refused_at_the_user_message(
+    module: ModuleType,
+) -> None:
+    # The second id-less call is never answered; another assistant turn
+    # follows its sibling's result, and then the user speaks.
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(
+            tool_calls=(ct.ToolCall(name="f", arguments={}), ct.ToolCall(name="g", arguments={}))
+        ),
+        ct.ToolResultMessage(tool_use_id="call_0", content="r"),
+        ct.AssistantMessage(content="one of two"),
+        ct.UserMessage(content="and g?"),
+    ]
+    with pytest.raises(UnansweredCall, match=r"tool call 'call_1' \(g\) .* at 4") as err:
+        module.to_request(messages)
+    assert (err.value.index, err.value.call_id, err.value.user_index) == (1, "call_1", 4)
+    assert [(p.code, p.index) for p in ct.check_conversation(messages)] == [("unanswered-call", 1)]
+
+
+def test_calls_carried_by_provider_items_must_be_answered_too() -> None:
+    items = ct.ProviderOutputItemsMessage(
+        protocol="openai-responses",
+        items=({"type": "function_call", "call_id": "c9", "name": "f", "arguments": "{}"},),
+    )
+    reply = ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c9", name="f", arguments={}),))
+    messages: list[ct.Message] = [ct.UserMessage(content="q"), items, reply]
+    for module in ALL:
+        module.to_request(messages)  # open at the end
+        with pytest.raises(UnansweredCall) as err:
+            module.to_request([*messages, ct.UserMessage(content="next")])
+        # Responses meets the call first in the items; the others in the message.
+        assert err.value.index == (1 if module is openai_responses else 2)
+        assert err.value.call_id == "c9"
+
+
 @pytest.mark.parametrize("module", ALL, ids=IDS)
 def test_known_messages_with_unknown_fields_are_sent_as_known(module: ModuleType) -> None:
     # Lenient decoding keeps a newer writer's extra fields on a subclass of
@@ -198,3 +298,60 @@ def test_known_messages_with_unknown_fields_are_sent_as_known(module: ModuleType
     )
     assert type(lenient[0]) is not ct.UserMessage
     assert module.to_request(lenient) == module.to_request(strict)
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+@pytest.mark.parametrize("value", ["ignore", "Note", "", None, True, 0])
+def test_an_unknown_unsupported_value_is_refused_at_the_call(
+    module: ModuleType, value: object
+) -> None:
+    # "ignore" used to behave as "raise"; it is refused even when the
+    # transcript holds nothing unsupported, so the mistake shows at once.
+    with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"') as err:
+        module.to_request([ct.UserMessage(content="q")], unsupported=value)
+    assert not isinstance(err.value, DialectError)  # the call is wrong, not the transcript
+
+
+@pytest.mark.parametrize("module", ALL, ids=IDS)
+def test_both_unsupported_values_are_taken(module: ModuleType) -> None:
+    messages = _user(ct.VideoPathBlock(path="/v.mp4"))
+    with pytest.raises(UnsupportedContent):
+        module.to_request(messages, unsupported="raise")
+    assert "not sent" in json.dumps(module.to_request(messages, unsupported="note"))
+
+
+@st.composite
+def _conversations_with_gaps(draw: st.DrawFn) -> list[ct.Message]:
+    """Exchanges of calls with explicit ids, some results left out or out of order."""
+    messages: list[ct.Message] = []
+    serial = 0
+    for _ in range(draw(st.integers(1, 3))):
+        messages.append(ct.UserMessage(content="go"))
+        for _ in range(draw(st.integers(0, 2))):
+            ids = [f"t{serial + n}" for n in range(draw(st.integers(1, 3)))]
+            serial += len(ids)
+            calls = tuple(ct.ToolCall(id=i, name="f", arguments={}) for i in ids)
+            messages.append(ct.AssistantMessage(tool_calls=calls))
+            answered = draw(st.lists(st.sampled_from(ids), unique=True))
+            messages += [ct.ToolResultMessage(tool_use_id=i, content="r") for i in answered]
+        if draw(st.booleans()):
+            messages.append(ct.AssistantMessage(content="so"))
+    return messages
+
+
+@settings(max_examples=150)
+@given(_conversations_with_gaps(), st.sampled_from(ALL))
+def test_unanswered_calls_are_refused_as_check_conversation_reports_them(
+    messages: list[ct.Message], module: ModuleType
+) -> None:
+    problems = [p for p in ct.check_conversation(messages) if p.code == "unanswered-call"]
+    event("refused" if problems else "sent")
+    if not problems:
+        module.to_request(messages)
+        return
+    with pytest.raises(UnansweredCall) as err:
+        module.to_request(messages)
+    first = problems[0]
+    assert err.value.index == first.index
+    assert f"tool call {err.value.call_id!r} " in first.text
+    assert f"user turn at {err.value.user_index}" in first.text

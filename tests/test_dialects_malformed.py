@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+import convtypes as ct
 from convtypes.dialects import (
     DialectError,
     ResponseError,
@@ -469,3 +471,312 @@ def test_a_malformed_response_names_what_is_wrong(
 
 def test_response_and_stream_errors_are_dialect_errors() -> None:
     assert issubclass(ResponseError, DialectError) and issubclass(StreamError, DialectError)
+
+
+# --- what the review found leaking, one by one ------------------------------------------
+
+_NAN_INPUT: Any = json.loads('{"x": NaN}')  # stdlib json reads NaN, and so may a caller
+
+
+def _deep_input(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+LEAKED_STREAMS: list[tuple[str, Callable[[], Any], list[Any], int | None, str]] = [
+    (
+        "a-text-none",
+        anthropic.Accumulator,
+        [
+            START,
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": None},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "x"},
+            },
+        ],
+        2,
+        "content block 0 has a 'text' that is not text",
+    ),
+    (
+        "a-type-a-list",
+        anthropic.Accumulator,
+        [START, {"type": ["ping"]}],
+        1,
+        "has no type",
+    ),
+    (
+        "c-function-text",
+        openai_chat.Accumulator,
+        [_chunk({"tool_calls": [{"index": 0, "id": "c", "function": "oops"}]})],
+        0,
+        "'function' is not an object",
+    ),
+    (
+        "c-arguments-number",
+        openai_chat.Accumulator,
+        [
+            _chunk(
+                {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f", "arguments": 1}}]}
+            )
+        ],
+        0,
+        "the arguments are not text",
+    ),
+    (
+        "c-tool-calls-number",
+        openai_chat.Accumulator,
+        [_chunk({"tool_calls": 5})],
+        0,
+        "tool_calls is not a list",
+    ),
+    (
+        "c-content-number",
+        openai_chat.Accumulator,
+        [_chunk({"content": 5})],
+        0,
+        "'content' is not text",
+    ),
+    (
+        "r-content-text",
+        openai_responses.Accumulator,
+        [
+            {**ADDED_MESSAGE, "item": {"type": "message", "content": "oops"}},
+            {
+                "type": "response.content_part.added",
+                "output_index": 0,
+                "content_index": 0,
+                "part": {"type": "output_text", "text": ""},
+            },
+        ],
+        1,
+        "has a 'content' that is not a list",
+    ),
+    (
+        "r-arguments-number",
+        openai_responses.Accumulator,
+        [
+            {**ADDED_CALL, "item": {**CALL_ITEM, "arguments": 1}},
+            {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{"},
+        ],
+        1,
+        "arguments that are not text",
+    ),
+    (
+        "g-candidates-object",
+        gemini.Accumulator,
+        [{"candidates": {"0": {}}}],
+        0,
+        "candidates is not a list",
+    ),
+    (
+        "g-text-number-then-text",
+        gemini.Accumulator,
+        [_candidate([{"text": 5}]), _candidate([{"text": "a"}], "STOP")],
+        None,
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("accumulator", "events", "at", "pattern"),
+    [s[1:] for s in LEAKED_STREAMS],
+    ids=[s[0] for s in LEAKED_STREAMS],
+)
+def test_what_leaked_from_a_stream_is_a_stream_error(
+    accumulator: Callable[[], Any], events: list[Any], at: int | None, pattern: str
+) -> None:
+    target = accumulator()
+    if at is None:  # taken as it is: the stream reads, no TypeError on the way
+        for event in events:
+            target.feed(event)
+        assert target.result()
+        return
+    with pytest.raises(StreamError, match=pattern) as caught:
+        for event in events:
+            target.feed(event)
+    assert caught.value.index == at and caught.value.event is events[at]
+
+
+def test_a_responses_item_without_content_takes_its_parts() -> None:
+    # The review's case: "content": None, then content_part.added (a TypeError before).
+    target = openai_responses.Accumulator()
+    target.feed({**ADDED_MESSAGE, "item": {"type": "message", "content": None}})
+    target.feed(
+        {
+            "type": "response.content_part.added",
+            "output_index": 0,
+            "content_index": 0,
+            "part": {"type": "output_text", "text": "hi"},
+        }
+    )
+    done = {"type": "message", "content": [{"type": "output_text", "text": "hi"}]}
+    target.feed({"type": "response.output_item.done", "output_index": 0, "item": done})
+    target.feed({"type": "response.completed", "response": {}})
+    assert target.result()[1] == ct.AssistantMessage(content="hi")
+
+
+LEAKED_RESPONSES: list[tuple[str, Callable[[Any], Any], Any, str]] = [
+    (
+        "c-choice-none",
+        openai_chat.from_response,
+        {"choices": [None]},
+        "choices\\[0\\]: expected an",
+    ),
+    ("g-candidates-object", gemini.from_response, {"candidates": {"0": {}}}, "not a list"),
+    (
+        "r-content-number",
+        openai_responses.from_response,
+        {"output": [{"type": "message", "content": 5}]},
+        r"output\[0\]: 'content' should be list",
+    ),
+    (
+        "r-summary-number",
+        openai_responses.from_response,
+        {"output": [{"type": "reasoning", "summary": 5}]},
+        r"output\[0\]: 'summary' should be list",
+    ),
+    (
+        "a-kind-deep",
+        anthropic.from_response,
+        {"content": [{"type": _deep_input(5000)}]},
+        "block has no place",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("read", "response", "pattern"),
+    [r[1:] for r in LEAKED_RESPONSES],
+    ids=[r[0] for r in LEAKED_RESPONSES],
+)
+def test_what_leaked_from_a_response_is_a_response_error(
+    read: Callable[[Any], Any], response: Any, pattern: str
+) -> None:
+    with pytest.raises(ResponseError, match=pattern):
+        read(response)
+
+
+def _tool_responses(arguments: Any) -> dict[str, Any]:
+    """A response of each dialect with one tool call of these arguments."""
+    text = json.dumps(arguments)  # NaN as the bare word, as stdlib json writes it
+    return {
+        "anthropic": {
+            "content": [{"type": "tool_use", "id": "t", "name": "f", "input": arguments}]
+        },
+        "openai_chat": {
+            "choices": [
+                {
+                    "message": {
+                        "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": text}}]
+                    }
+                }
+            ]
+        },
+        "openai_responses": {
+            "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": text}]
+        },
+        "gemini": _candidate([{"functionCall": {"name": "f", "args": arguments}}], "STOP"),
+    }
+
+
+READERS = {
+    "anthropic": anthropic,
+    "openai_chat": openai_chat,
+    "openai_responses": openai_responses,
+    "gemini": gemini,
+}
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+@pytest.mark.parametrize(
+    ("arguments", "pattern"),
+    [
+        (_NAN_INPUT, "finite number|not valid JSON"),
+        (_deep_input(200), "nested|nest deeper"),
+    ],
+    ids=["nan", "deep"],
+)
+def test_tool_input_a_message_cannot_hold_is_a_response_error(
+    name: str, arguments: Any, pattern: str
+) -> None:
+    # It raised convtypes.WireError (a ValueError, but no DialectError) before.
+    with pytest.raises(ResponseError, match=pattern):
+        READERS[name].from_response(_tool_responses(arguments)[name])
+
+
+@pytest.mark.parametrize("name", ["anthropic", "gemini"])
+def test_tool_input_a_message_cannot_hold_is_a_stream_error(name: str) -> None:
+    if name == "anthropic":
+        block = {"type": "tool_use", "id": "t", "name": "f", "input": _NAN_INPUT}
+        events = [
+            START,
+            {"type": "content_block_start", "index": 0, "content_block": block},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_stop"},
+        ]
+    else:
+        events = [_candidate([{"functionCall": {"name": "f", "args": _NAN_INPUT}}], "STOP")]
+    target = READERS[name].Accumulator()
+    for event in events:
+        target.feed(event)
+    with pytest.raises(StreamError, match="finite number") as caught:
+        target.result()
+    assert caught.value.index is None
+
+
+class _BrokenDump:
+    """An SDK-like object whose ``model_dump`` raises."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def model_dump(self, **options: Any) -> Any:
+        raise self.error
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+def test_the_boundary_names_the_event_and_keeps_the_cause(name: str) -> None:
+    module = READERS[name]
+    cause = TypeError("cannot dump")
+    with pytest.raises(ResponseError, match="TypeError: 'cannot dump'") as read:
+        module.from_response(_BrokenDump(cause))
+    assert read.value.__cause__ is cause
+    target = module.Accumulator()
+    event = _BrokenDump(cause)
+    with pytest.raises(StreamError, match=r"(event|chunk) 0: .*cannot dump") as fed:
+        target.feed(event)
+    assert fed.value.__cause__ is cause
+    assert fed.value.index == 0 and fed.value.event is event
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+@pytest.mark.parametrize("error", [KeyboardInterrupt, MemoryError, SystemExit])
+def test_the_boundary_does_not_swallow_what_is_no_bad_input(
+    name: str, error: type[BaseException]
+) -> None:
+    module = READERS[name]
+    with pytest.raises(error):
+        module.from_response(_BrokenDump(error()))
+    with pytest.raises(error):
+        module.Accumulator().feed(_BrokenDump(error()))
+
+
+@pytest.mark.parametrize(
+    "value", [_NAN_INPUT, _deep_input(200), {"k": b"bytes"}], ids=["nan", "deep", "bytes"]
+)
+def test_items_a_message_cannot_hold_are_a_response_error(value: Any) -> None:
+    # Responses and Gemini keep their output verbatim as provider items.
+    with pytest.raises(ResponseError, match=r"nested|finite number|JSON value") as caught:
+        openai_responses.from_response({"output": [{"type": "web_search_call", "v": value}]})
+    assert caught.value.__cause__ is not None
+    with pytest.raises(ResponseError, match=r"nested|finite number|JSON value"):
+        gemini.from_response(_candidate([{"executableCode": {"code": value}}], "STOP"))

@@ -270,13 +270,17 @@ def test_an_unknown_provenance_is_fenced() -> None:
 # --- generated conversations ------------------------------------------------------
 
 
+def _blank(text: str) -> bool:
+    return text == "" or text.isspace()
+
+
 def _first_user_turn_is_empty(messages: list[ct.Message]) -> bool:
-    """The first user turn has nothing Anthropic can send (no non-empty text)."""
+    """The first user turn has nothing Anthropic can send (only empty or white-space text)."""
     first = next(m for m in messages if not isinstance(m, ct.SystemMessage))
     if isinstance(first, ct.UserMessage):
-        return not first.content
+        return _blank(first.content)
     assert isinstance(first, ct.UserMultimodalMessage)
-    return all(isinstance(b, ct.TextBlock) and not b.text for b in first.content)
+    return all(isinstance(b, ct.TextBlock) and _blank(b.text) for b in first.content)
 
 
 def _check_pairs(name: str, body: dict[str, Any], messages: list[ct.Message]) -> None:
@@ -308,6 +312,9 @@ def test_any_well_formed_conversation_makes_a_valid_request(
         return
     VALIDATE[name](body)
     _check_pairs(name, body, messages)
+    if name == "anthropic":
+        texts = [b["text"] for t in body["messages"] for b in t["content"] if b["type"] == "text"]
+        assert not any(_blank(text) for text in texts)
 
 
 def _id_less_turn(name: str) -> list[ct.Message]:
@@ -476,6 +483,131 @@ def test_anthropic_thinking_goes_first_verbatim_and_unsigned_is_left_out() -> No
     ]
 
 
+_SHOWN = {"thinking": "thinking", "redacted_thinking": "data", "text": "text", "tool_use": "name"}
+
+
+def _sdk_blocks(body: dict[str, Any]) -> list[list[tuple[str, str]]]:
+    """Each assistant turn's blocks as the SDK's request type reads them: (type, text)."""
+    request = force(_adapter("anthropic").validate_python({"model": "m", "max_tokens": 1, **body}))
+    turns: list[list[tuple[str, str]]] = []
+    for turn in request["messages"]:
+        if turn["role"] == "assistant":
+            turns.append([(b["type"], b[_SHOWN[b["type"]]]) for b in turn["content"]])
+    return turns
+
+
+def test_anthropic_puts_the_thinking_of_a_merged_turn_first() -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(content="a", thinking=(ct.ThinkingBlock(text="t1", signature="s1"),)),
+        ct.AssistantMessage(
+            content="b",
+            tool_calls=(ct.ToolCall(id="c", name="f", arguments={}),),
+            thinking=(ct.ThinkingBlock(redacted_data="r2"), ct.ThinkingBlock(text="unsigned")),
+        ),
+        ct.AssistantMessage(content="c", thinking=(ct.ThinkingBlock(text="t3", signature="s3"),)),
+    ]
+    body = anthropic.to_request(messages)
+    assert _sdk_blocks(body) == [
+        [
+            ("thinking", "t1"),
+            ("redacted_thinking", "r2"),
+            ("thinking", "t3"),
+            ("text", "a"),
+            ("text", "b"),
+            ("tool_use", "f"),
+            ("text", "c"),
+        ]
+    ]
+    # verbatim: the signatures go back as they came
+    assert body["messages"][1]["content"][:3] == [
+        {"type": "thinking", "thinking": "t1", "signature": "s1"},
+        {"type": "redacted_thinking", "data": "r2"},
+        {"type": "thinking", "thinking": "t3", "signature": "s3"},
+    ]
+
+
+_assistant_runs = st.lists(
+    st.builds(
+        ct.AssistantMessage,
+        content=cst.texts(),
+        thinking=st.lists(cst.thinking_blocks(), max_size=3).map(tuple),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=60)
+@given(st.lists(_assistant_runs, min_size=1, max_size=3))
+def test_anthropic_thinking_is_first_in_every_merged_turn(runs: list[list[ct.Message]]) -> None:
+    messages: list[ct.Message] = []
+    for run in runs:
+        messages += [ct.UserMessage(content="next"), *run]
+    turns = _sdk_blocks(anthropic.to_request(messages))
+    expected = []
+    for run in runs:
+        thoughts = [
+            ("redacted_thinking", t.redacted_data)
+            if t.redacted_data is not None
+            else ("thinking", t.text)
+            for m in run
+            if isinstance(m, ct.AssistantMessage)
+            for t in m.thinking
+            if t.redacted_data is not None or t.signature
+        ]
+        texts = [("text", m.content) for m in run if isinstance(m, ct.AssistantMessage)]
+        turn = thoughts + [(kind, text) for kind, text in texts if not _blank(text)]
+        if turn:
+            expected.append(turn)
+    assert turns == expected
+
+
+BLANKS = ["", " ", "\n", " \t\r\n ", "\u3000", "\u2028"]
+
+
+@pytest.mark.parametrize("blank", BLANKS)
+def test_anthropic_leaves_white_space_text_out_of_every_turn(blank: str) -> None:
+    # The Messages API refuses text blocks of white space only, as it refuses empty ones.
+    image = ct.ImageUrlBlock(url="https://x.test/a.png")
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.UserMessage(content=blank),
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text=blank), image)),
+        ct.AssistantMessage(content=blank),
+        ct.AssistantMessage(
+            content=blank, tool_calls=(ct.ToolCall(id="c", name="f", arguments={}),)
+        ),
+        ct.ToolResultMessage(tool_use_id="c", content="r"),
+        ct.UserMessage(content=blank),
+        ct.AssistantMessage(content=blank),
+        ct.AssistantMessage(content=f"{blank}kept as is{blank}"),
+    ]
+    body = anthropic.to_request(messages)
+    validate_anthropic(body)
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "q"},
+                {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": "r"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": f"{blank}kept as is{blank}"}]},
+    ]
+
+
+def test_anthropic_refuses_a_transcript_whose_first_user_turn_is_white_space() -> None:
+    messages: list[ct.Message] = [ct.UserMessage(content=" \n"), ct.AssistantMessage(content="a")]
+    with pytest.raises(DialectError, match=r"message 1: .*first turn to be a user turn"):
+        anthropic.to_request(messages)
+
+
 @pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "gemini"])
 def test_dialects_without_a_place_for_thinking_drop_it(name: str) -> None:
     messages: list[ct.Message] = [
@@ -609,3 +741,108 @@ def test_the_benchmark_compares_equal_requests() -> None:
     assert not bench.same_request(
         anthropic.to_request(messages), anthropic.to_request(messages[:-1])
     )
+
+
+# --- results answer their calls whatever the transcript's order ------------------------
+
+
+def _weather_calls(order: list[int]) -> list[ct.Message]:
+    """Four calls (two with ids, two without), answered in ``order``."""
+    cities = ["Oslo", "Rome", "Lima", "Pune"]
+    calls = tuple(
+        ct.ToolCall(id="a" if n == 0 else "b" if n == 2 else None, name=f"w{n}", arguments={})
+        for n in range(4)
+    )
+    keys = [call.id or ct.positional_call_id(n) for n, call in enumerate(calls)]
+    return [
+        ct.UserMessage(content="Weather?"),
+        ct.AssistantMessage(tool_calls=calls),
+        *(ct.ToolResultMessage(tool_use_id=keys[n], content=cities[n]) for n in order),
+        ct.UserMessage(content="And tomorrow?"),
+    ]
+
+
+def test_gemini_sends_function_responses_in_the_order_of_their_calls() -> None:
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="Weather in Oslo and Rome?"),
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="a", name="weather", arguments={"city": "Oslo"}),
+                ct.ToolCall(id="b", name="weather", arguments={"city": "Rome"}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="b", content="Rome: sunny"),
+        ct.ToolResultMessage(tool_use_id="a", content="Oslo: rain"),
+    ]
+    body = gemini.to_request(messages)
+    validate_gemini(body)
+    # Gemini pairs by order and no id is sent: Oslo's answer must come first.
+    assert body["contents"][2]["parts"] == [
+        {"function_response": {"name": "weather", "response": {"output": "Oslo: rain"}}},
+        {"function_response": {"name": "weather", "response": {"output": "Rome: sunny"}}},
+    ]
+
+
+@settings(max_examples=40)
+@given(st.permutations(range(4)))
+def test_gemini_responses_follow_call_order_in_a_merged_turn(order: list[int]) -> None:
+    body = gemini.to_request(_weather_calls(order))
+    validate_gemini(body)
+    turn = body["contents"][2]
+    assert turn["role"] == "user"
+    assert [p["function_response"]["response"]["output"] for p in turn["parts"][:4]] == [
+        "Oslo",
+        "Rome",
+        "Lima",
+        "Pune",
+    ]
+    assert [p["function_response"]["name"] for p in turn["parts"][:4]] == ["w0", "w1", "w2", "w3"]
+    assert turn["parts"][4:] == [{"text": "And tomorrow?"}]
+
+
+def test_gemini_responses_follow_the_order_of_replayed_parts() -> None:
+    # Calls carried by Gemini's own parts, then one the parts lack, answered backwards.
+    items = ct.ProviderOutputItemsMessage(
+        protocol="gemini",
+        items=(
+            {"function_call": {"name": "f", "args": {}}, "thought_signature": "c2ln"},
+            {"function_call": {"name": "g", "args": {}}},
+        ),
+    )
+    assistant = ct.AssistantMessage(
+        tool_calls=(
+            ct.ToolCall(name="f", arguments={}),
+            ct.ToolCall(name="g", arguments={}),
+            ct.ToolCall(id="h1", name="h", arguments={}),
+        )
+    )
+    messages: list[ct.Message] = [
+        ct.UserMessage(content="go"),
+        items,
+        assistant,
+        ct.ToolResultMessage(tool_use_id="h1", content="third"),
+        ct.ToolResultMessage(tool_use_id="call_1", content="second"),
+        ct.ToolResultMessage(tool_use_id="call_0", content="first"),
+    ]
+    body = gemini.to_request(messages)
+    validate_gemini(body)
+    assert [p["function_call"]["name"] for p in body["contents"][1]["parts"]] == ["f", "g", "h"]
+    responses = [p["function_response"] for p in body["contents"][2]["parts"]]
+    assert [(r["name"], r["response"]["output"]) for r in responses] == [
+        ("f", "first"),
+        ("g", "second"),
+        ("h", "third"),
+    ]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses"])
+def test_the_other_dialects_pair_results_by_id_in_any_order(name: str) -> None:
+    # Anthropic, Chat Completions and Responses pair a result with its call by
+    # id, so the transcript's order may stand: each result carries its call's id.
+    body = DIALECTS[name].to_request(_weather_calls([3, 1, 0, 2]))
+    VALIDATE[name](body)
+    calls, results = calls_and_results(name, body)
+    assert calls == ["a", "call_1_1", "b", "call_1_3"]
+    assert results == [calls[3], calls[1], calls[0], calls[2]]
+    text = json.dumps(body)
+    assert text.index("Pune") < text.index("Rome") < text.index("Oslo") < text.index("Lima")

@@ -514,6 +514,70 @@ def test_responses_sends_what_the_items_do_not_carry() -> None:
     ]
 
 
+def _refusal_events(response: dict[str, Any]) -> list[dict[str, Any]]:
+    item = response["output"][0]
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**response, "output": [], "status": "queued"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**item, "content": [], "status": "in_progress"},
+        },
+        {
+            "type": "response.content_part.added",
+            "item_id": item["id"],
+            "output_index": 0,
+            "content_index": 0,
+            "part": {"type": "refusal", "refusal": ""},
+        },
+        *(
+            {
+                "type": "response.refusal.delta",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "delta": piece,
+            }
+            for piece in ("I can't ", "help with that.")
+        ),
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": response},
+    ]
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+    return events
+
+
+def test_responses_sends_a_refusal_once() -> None:
+    refusal: dict[str, Any] = {"type": "refusal", "refusal": "I can't help with that."}
+    item: dict[str, Any] = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [refusal],
+    }
+    response = responses_response([item])
+    reply = _check_responses(response, _refusal_events(response))
+    assert reply[1] == ct.AssistantMessage(content="I can't help with that.")
+    transcript: list[ct.Message] = [ct.UserMessage(content="q"), *reply]
+    body = openai_responses.to_request(transcript)
+    validate_openai_responses(body)
+    # The item carries the refusal: it is not sent again as assistant text.
+    assert body["input"] == [{"role": "user", "content": "q"}, item]
+    # Text beside a refusal is what the assistant message reads, and is carried too.
+    text = {"type": "output_text", "text": "Partly: ", "annotations": []}
+    both = {**item, "content": [text, refusal]}
+    reply = openai_responses.from_response(responses_response([both]))
+    assert reply[1] == ct.AssistantMessage(content="Partly: ")
+    body = openai_responses.to_request([ct.UserMessage(content="q"), *reply])
+    assert body["input"] == [{"role": "user", "content": "q"}, both]
+    # An edited answer is not what the items carry, and goes out.
+    edited = ct.AssistantMessage(content="I can help after all.")
+    body = openai_responses.to_request([ct.UserMessage(content="q"), reply[0], edited])
+    assert body["input"][-1] == {"role": "assistant", "content": "I can help after all."}
+
+
 def test_other_dialects_read_the_responses_assistant_message() -> None:
     output = responses_output("why", "Calling f.", [("f", {"a": 1})])
     reply = openai_responses.from_response(responses_response(output))

@@ -9,6 +9,11 @@ One module per provider API, each with the same three names:
 - ``Accumulator``: ``feed(event)`` for each streamed event, then ``result()``,
   which equals ``from_response`` of the same response.
 
+For bad input, ``from_response`` raises only ``ResponseError``, and ``feed``
+and ``result`` only ``StreamError``; an error no check foresaw is wrapped in
+one, with the original as ``__cause__``. ``to_request`` raises
+``DialectError`` subclasses for a transcript it cannot send.
+
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
 :mod:`~convtypes.dialects.openai_responses` and
@@ -20,6 +25,7 @@ from ._common import (
     DialectError,
     ResponseError,
     StreamError,
+    UnansweredCall,
     UnmatchedResult,
     Unsupported,
     UnsupportedContent,
@@ -29,6 +35,7 @@ __all__ = [
     "DialectError",
     "ResponseError",
     "StreamError",
+    "UnansweredCall",
     "UnmatchedResult",
     "Unsupported",
     "UnsupportedContent",

@@ -10,13 +10,14 @@ from __future__ import annotations
 import base64
 import enum
 import re
+import reprlib
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NoReturn
 
 import msgspec
 
 from .._conversation import positional_call_id
-from .._errors import MAX_DEPTH
+from .._errors import MAX_DEPTH, WireError
 from .._fence import fence_external
 from .._jsonvalue import ARGUMENTS_DEPTH
 from .._messages import AssistantMessage, ProviderOutputItemsMessage, ToolCall, ToolResultMessage
@@ -28,6 +29,7 @@ __all__ = [
     "DialectError",
     "ResponseError",
     "StreamError",
+    "UnansweredCall",
     "UnmatchedResult",
     "Unsupported",
     "UnsupportedContent",
@@ -38,8 +40,23 @@ Unsupported = Literal["raise", "note"]
 
 ``"raise"`` (the default) raises :class:`UnsupportedContent`; ``"note"`` sends
 a short text part in its place that says what was left out, so the model
-knows the user attached something it cannot see.
+knows the user attached something it cannot see. Any other value raises
+``ValueError`` when ``to_request`` is called.
 """
+
+
+UNSUPPORTED_CHOICES: Final = ("raise", "note")
+
+
+def check_unsupported(unsupported: object) -> None:
+    """Refuse an ``unsupported=`` value other than ``"raise"`` and ``"note"``.
+
+    A plain ``ValueError``, not a ``DialectError``: the call is wrong, not
+    the transcript, and a caller who handles ``DialectError`` should not
+    mistake one for the other.
+    """
+    if type(unsupported) is not str or unsupported not in UNSUPPORTED_CHOICES:
+        raise ValueError(f'unsupported= must be "raise" or "note", not {unsupported!r:.80}')
 
 
 class DialectError(ValueError):
@@ -76,6 +93,23 @@ class UnmatchedResult(DialectError):
         self.tool_use_id = tool_use_id
 
 
+class UnansweredCall(DialectError):
+    """A tool call left without its result when a later user message comes.
+
+    ``index`` is the position of the message that made the call (as in
+    ``check_conversation``'s ``unanswered-call``), ``call_id`` the id a
+    result would answer it by (``positional_call_id`` of its place for a
+    call without an id), and ``user_index`` the position of the user message.
+    Calls still open at the end of the transcript are not refused: the
+    caller may be about to run them.
+    """
+
+    def __init__(self, text: str, index: int, call_id: str, user_index: int) -> None:
+        super().__init__(text, index)
+        self.call_id = call_id
+        self.user_index = user_index
+
+
 class ResponseError(DialectError):
     """A provider response this dialect cannot turn into messages."""
 
@@ -86,6 +120,98 @@ class StreamError(DialectError):
     def __init__(self, text: str, index: int | None, event: object) -> None:
         super().__init__(text, index)
         self.event = event
+
+
+# --- the boundary of from_response, feed and result -----------------------------
+
+LEAKS: Final = (
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    ValueError,  # WireError and DialectError among them
+    RecursionError,
+)
+"""What reading a malformed response may raise short of a ``DialectError``.
+
+Each public reader catches these at its boundary and raises a
+``ResponseError`` or ``StreamError`` with the original as ``__cause__``. The
+checks inside are meant to leave nothing for it to catch; it is there so
+that a shape they missed is still a ``DialectError`` to the caller. Nothing
+else is caught: ``KeyboardInterrupt``, ``MemoryError`` and the like go on.
+"""
+
+_SHORT: Final = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = 60
+_SHORT.maxother = 60
+
+
+def short(value: object, limit: int = 80) -> str:
+    """A repr of ``value`` for an error message, bounded in depth and length.
+
+    ``f"{value!r:.80}"`` builds the whole repr first, which for a value from
+    the network may be huge, or nested past the recursion limit.
+    """
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # a broken __repr__ of a caller's object
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def label(value: object, limit: int = 60) -> str:
+    """A name or reason from a response, as it reads: text bare, anything else by ``short``."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[: limit - 3] + "..."
+    return short(value, limit)
+
+
+def _why(err: BaseException) -> str:
+    if isinstance(err, DialectError):
+        return str(err)
+    if isinstance(err, RecursionError):
+        return "it nests too deeply to read"
+    return f"it is malformed ({type(err).__name__}: {short(str(err), 160)})"
+
+
+def raise_response_failure(err: BaseException) -> NoReturn:
+    """Raise ``err`` as a ``ResponseError``: itself if it is one, else one caused by it."""
+    if isinstance(err, ResponseError):
+        raise err
+    raise ResponseError(f"the response cannot be read: {_why(err)}") from err
+
+
+def raise_stream_failure(
+    err: BaseException, noun: str, number: int | None, event: object
+) -> NoReturn:
+    """Raise ``err``, met in event ``number`` (``None``: at the end), as a ``StreamError``."""
+    if isinstance(err, StreamError):
+        raise err
+    if isinstance(err, DialectError) and number is None:
+        raise StreamError(str(err), None, None) from err
+    where = f"{noun} {number}" if number is not None else "the stream"
+    raise StreamError(f"{where}: {_why(err)}", number, event) from err
+
+
+def built(make: Callable[[], Any], where: str) -> Any:
+    """``make()``, with a ``WireError`` (NaN, nesting past the limit) as ``ResponseError``."""
+    try:
+        return make()
+    except WireError as err:
+        raise ResponseError(f"{where}: {err}") from err
+
+
+def tool_call(call_id: str | None, name: str, arguments: dict[str, Any], where: str) -> ToolCall:
+    """A ``ToolCall``; arguments it cannot hold (NaN, too deep) raise ``ResponseError``.
+
+    Stdlib ``json.loads`` reads ``NaN`` and ``Infinity``, and an SDK object
+    may hold any float: such arguments are refused here, naming the place.
+    """
+    try:
+        return ToolCall(id=call_id, name=name, arguments=arguments)
+    except WireError as err:
+        raise ResponseError(f"{where}: the tool call cannot be kept: {err}") from err
 
 
 # --- describing what was refused -------------------------------------------
@@ -110,7 +236,7 @@ def unknown_message(index: int, message: UnknownMessage) -> UnsupportedContent:
 
 
 def not_a_message(index: int, message: object) -> DialectError:
-    return DialectError(f"message {index}: not a convtypes message: {message!r:.80}", index)
+    return DialectError(f"message {index}: not a convtypes message: {short(message)}", index)
 
 
 def unsupported_block(
@@ -219,13 +345,18 @@ def jsonable(value: object, room: int = MAX_DEPTH) -> Any:
     return value
 
 
-def field(obj: dict[str, Any], key: str, kind: type, what: str, default: Any = ...) -> Any:
-    """``obj[key]`` checked to be a ``kind``; a clear ``ResponseError`` otherwise."""
+def field(obj: object, key: str, kind: type, what: str, default: Any = ...) -> Any:
+    """``obj[key]`` checked to be a ``kind``; a clear ``ResponseError`` otherwise.
+
+    ``obj`` itself must be a dict.
+    """
+    if not isinstance(obj, dict):
+        raise ResponseError(f"{what}: expected an object, got {short(obj)}")
     value = obj.get(key, default)
     if value is ...:
         raise ResponseError(f"{what}: missing {key!r}")
     if value is not default and not isinstance(value, kind):
-        raise ResponseError(f"{what}: {key!r} should be {kind.__name__}, got {value!r:.80}")
+        raise ResponseError(f"{what}: {key!r} should be {kind.__name__}, got {short(value)}")
     return value
 
 
@@ -248,14 +379,25 @@ def any_id(call_id: str) -> bool:
 
 
 class Call:
-    """A call in scope: the id it goes out with, its tool name, whether sent."""
+    """A call in scope: the id it goes out with, its tool name, whether sent.
 
-    __slots__ = ("answered", "name", "out_id", "send_id")
+    ``order`` grows with every call entered, so sorting results by the
+    ``order`` of their calls puts them in the order the calls were sent.
+    ``key`` is the id a result answers it by, and ``index`` the message
+    that made it.
+    """
 
-    def __init__(self, out_id: str, name: str, send_id: bool) -> None:
+    __slots__ = ("answered", "index", "key", "name", "order", "out_id", "send_id")
+
+    def __init__(
+        self, out_id: str, name: str, send_id: bool, order: int = -1, key: str = "", index: int = -1
+    ) -> None:
         self.out_id = out_id
         self.name = name
         self.send_id = send_id
+        self.order = order
+        self.key = key
+        self.index = index
         self.answered = False
 
 
@@ -272,9 +414,25 @@ class CallIds:
     in the request; otherwise it gets ``call_<message index>_<position>``, made
     unique against every explicit id of the transcript. A call without an id
     is found by :func:`positional_call_id` of its place in its message.
+
+    Every provider refuses a call whose result has not come by the next user
+    message, so a user message with a call still unanswered since the last
+    one raises :class:`UnansweredCall`, by the rule of
+    ``check_conversation``'s ``unanswered-call``. Calls open at the end of
+    the transcript stay allowed.
     """
 
-    __slots__ = ("_messages", "_reserved", "_scope", "_turn_open", "_usable", "_used", "dialect")
+    __slots__ = (
+        "_entered",
+        "_messages",
+        "_open",
+        "_reserved",
+        "_scope",
+        "_turn_open",
+        "_usable",
+        "_used",
+        "dialect",
+    )
 
     def __init__(self, messages: list[Any], usable: Callable[[str], bool], dialect: str) -> None:
         self._messages = messages
@@ -283,6 +441,8 @@ class CallIds:
         self._reserved: set[str] | None = None
         self._scope: dict[str, Call] = {}
         self._turn_open = False
+        self._entered = 0
+        self._open: list[Call] = []  # every call made since the last user message
         self.dialect = dialect
 
     def assistant(self) -> None:
@@ -291,8 +451,23 @@ class CallIds:
             self._scope = {}
             self._turn_open = True
 
-    def user(self) -> None:
-        """A user message closes the turn: no later result may answer its calls."""
+    def user(self, index: int) -> None:
+        """A user message closes the turn: no later result may answer its calls.
+
+        Raises :class:`UnansweredCall` for the first call made since the last
+        user message that has no result.
+        """
+        for call in self._open:
+            if not call.answered:
+                raise UnansweredCall(
+                    f"message {call.index}: tool call {call.key!r} ({call.name}) has no result "
+                    f"before the user message at {index}, and {self.dialect} refuses a call "
+                    "without its result",
+                    call.index,
+                    call.key,
+                    index,
+                )
+        self._open = []
         self._scope = {}
         self._turn_open = False
 
@@ -305,16 +480,20 @@ class CallIds:
             out = self._fresh(index, position)
         self._used.add(out)
         key = call_id if call_id is not None else positional_call_id(position)
-        self._enter(key, out, call.name, send_id)
+        self._enter(index, key, out, call.name, send_id)
         return out
 
-    def carried(self, key: str, out_id: str, name: str, send_id: bool = True) -> None:
-        """A call that provider items carry verbatim, with the id they carry."""
+    def carried(self, index: int, key: str, out_id: str, name: str, send_id: bool = True) -> None:
+        """A call that provider items (message ``index``) carry verbatim, with their id."""
         self._used.add(out_id)
-        self._enter(key, out_id, name, send_id)
+        self._enter(index, key, out_id, name, send_id)
 
-    def _enter(self, key: str, out_id: str, name: str, send_id: bool = True) -> None:
-        self._scope[key] = _AMBIGUOUS if key in self._scope else Call(out_id, name, send_id)
+    def _enter(self, index: int, key: str, out_id: str, name: str, send_id: bool) -> None:
+        self._entered += 1
+        call = Call(out_id, name, send_id, self._entered, key, index)
+        self._open.append(call)
+        # Two calls of one turn answered by the same id: neither can be told apart.
+        self._scope[key] = _AMBIGUOUS if key in self._scope else call
 
     def result(self, index: int, message: ToolResultMessage) -> Call:
         """The call that result ``index`` answers; raises if there is none."""

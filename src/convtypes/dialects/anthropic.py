@@ -12,11 +12,16 @@ What changes on the way out:
   user turn, tool results first; consecutive assistant messages become one
   assistant turn. The first turn must be a user turn, or ``DialectError``.
 - Thinking goes first in its turn and verbatim: signed blocks as
-  ``thinking``, redacted ones as ``redacted_thinking``. A block with neither
+  ``thinking``, redacted ones as ``redacted_thinking``. When assistant
+  messages merge into one turn, the thinking of all of them comes first, in
+  order, then their text and calls. A block with neither
   a signature nor redacted data (another provider's, or a summary) is left
   out: the API refuses it, and a signature cannot be made up.
-- Empty text is left out (the API refuses empty text blocks), and a turn
-  left with nothing is dropped.
+- Empty text, and text of white space only, is left out, in user and
+  assistant turns alike (the API refuses such text blocks, and they say
+  nothing to the model); a turn left with nothing is dropped.
+- A tool call without its result by the next user message raises
+  ``UnansweredCall``, as the API refuses it; calls open at the end are sent.
 - Video and audio, and images other than JPEG, PNG, GIF and WebP, have no
   place: ``UnsupportedContent`` (or a text note with ``unsupported="note"``).
 - Provider output items of any protocol are dropped: they are another
@@ -42,17 +47,24 @@ from .._messages import (
 )
 from .._unknown import UnknownBlock, UnknownMessage
 from ._common import (
+    LEAKS,
     CallIds,
     DialectError,
     ResponseError,
     StreamError,
     Unsupported,
+    check_unsupported,
     field,
+    label,
     not_a_message,
     note_text,
     parse_arguments,
     plain,
+    raise_response_failure,
+    raise_stream_failure,
     safe_id,
+    short,
+    tool_call,
     tool_result_text,
     unknown_block,
     unknown_message,
@@ -69,13 +81,18 @@ IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/w
 _usable_id = safe_id(64)
 
 
+def _has_text(text: str) -> bool:
+    """Whether a text block may be sent: the API refuses empty and white-space text."""
+    return text != "" and not text.isspace()
+
+
 def _user_blocks(
     index: int, blocks: Iterable[object], unsupported: Unsupported
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
         if isinstance(block, TextBlock):
-            if block.text:
+            if _has_text(block.text):
                 out.append({"type": "text", "text": block.text})
             continue
         if isinstance(block, ImageUrlBlock):
@@ -116,12 +133,14 @@ def to_request(
     The request shares tool arguments with the transcript: copy them before
     changing them in place.
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     role = ""  # the role of the last turn
     first_index = -1  # the message that opened the first turn
+    thought_end = 0  # in an assistant turn, where its thinking ends
     # A merged user turn holds its tool results first without any sorting:
     # a user message closes the calls' scope, so no result can follow one
     # within a turn (it would be refused as unmatched).
@@ -141,12 +160,12 @@ def to_request(
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
-            blocks: list[dict[str, Any]] = []
+            thoughts: list[dict[str, Any]] = []
             for thought in message.thinking:
                 if thought.redacted_data is not None:
-                    blocks.append({"type": "redacted_thinking", "data": thought.redacted_data})
+                    thoughts.append({"type": "redacted_thinking", "data": thought.redacted_data})
                 elif thought.signature:
-                    blocks.append(
+                    thoughts.append(
                         {
                             "type": "thinking",
                             "thinking": thought.text,
@@ -154,7 +173,8 @@ def to_request(
                         }
                     )
                 # else unsigned: the API refuses it back, and a signature cannot be made up
-            if message.content:
+            blocks: list[dict[str, Any]] = []
+            if _has_text(message.content):
                 blocks.append({"type": "text", "text": message.content})
             for position, call in enumerate(message.tool_calls):
                 blocks.append(
@@ -165,20 +185,28 @@ def to_request(
                         "input": call.arguments,
                     }
                 )
-            if blocks:
+            if thoughts or blocks:
                 if role != "assistant":
                     content = []
                     turns.append({"role": "assistant", "content": content})
                     role = "assistant"
+                    thought_end = 0
                     if first_index < 0:
                         first_index = index
+                # A merged turn keeps all its thinking first, in order: a later
+                # message's thinking goes after the earlier thinking, before
+                # the earlier text and calls.
+                content[thought_end:thought_end] = thoughts
+                thought_end += len(thoughts)
                 content.extend(blocks)
             continue
         if isinstance(message, UserMessage):
-            ids.user()
-            blocks = [{"type": "text", "text": message.content}] if message.content else []
+            ids.user(index)
+            blocks = (
+                [{"type": "text", "text": message.content}] if _has_text(message.content) else []
+            )
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             blocks = _user_blocks(index, message.content, unsupported)
         elif isinstance(message, SystemMessage):
             system.append(message.content)
@@ -199,8 +227,9 @@ def to_request(
             content.extend(blocks)
     if turns and turns[0]["role"] != "user":
         raise DialectError(
-            f"message {first_index}: the Messages API needs the first turn to be a user "
-            "turn, and this transcript (once empty text is left out) starts with the assistant",
+            f"message {first_index}: the Messages API needs the first turn to be a user turn, "
+            "and this transcript (once empty and white-space text is left out) starts with "
+            "the assistant",
             first_index,
         )
     if system:
@@ -218,19 +247,15 @@ def _message(blocks: list[dict[str, Any]], what: str) -> AssistantMessage:
     for number, block in enumerate(blocks):
         where = f"{what}.content[{number}]"
         if not isinstance(block, dict):
-            raise ResponseError(f"{where}: expected an object, got {block!r:.80}")
+            raise ResponseError(f"{where}: expected an object, got {short(block)}")
         kind = block.get("type")
         if kind == "text":
             texts.append(field(block, "text", str, where))
         elif kind == "tool_use":
             arguments = field(block, "input", dict, where)
-            calls.append(
-                ToolCall(
-                    id=field(block, "id", str, where),
-                    name=field(block, "name", str, where),
-                    arguments=arguments,
-                )
-            )
+            call_id = field(block, "id", str, where)
+            name = field(block, "name", str, where)
+            calls.append(tool_call(call_id, name, arguments, where))
         elif kind == "thinking":
             thinking.append(
                 ThinkingBlock(
@@ -242,7 +267,7 @@ def _message(blocks: list[dict[str, Any]], what: str) -> AssistantMessage:
             thinking.append(ThinkingBlock(redacted_data=field(block, "data", str, where)))
         else:
             raise ResponseError(
-                f"{where}: a {kind!r} block has no place in a convtypes message; "
+                f"{where}: a {short(kind)} block has no place in a convtypes message; "
                 "it is refused rather than dropped"
             )
     return AssistantMessage(
@@ -259,9 +284,12 @@ def from_response(response: object) -> list[Message]:
     order; ``tool_use`` blocks become ``ToolCall``\\ s with their ids. Any
     other block (server tools and their results) raises ``ResponseError``.
     """
-    data = plain(response, "the response")
-    content = field(data, "content", list, "the response")
-    return [_message(content, "response")]
+    try:
+        data = plain(response, "the response")
+        content = field(data, "content", list, "the response")
+        return [_message(content, "response")]
+    except LEAKS as err:
+        raise_response_failure(err)
 
 
 _IGNORED_EVENTS: Final = frozenset(
@@ -288,15 +316,24 @@ class Accumulator:
         self._count = 0
 
     def feed(self, event: object) -> None:
-        """Take one stream event."""
+        """Take one stream event; raises ``StreamError`` if it is malformed."""
         number = self._count
         self._count += 1
+        try:
+            self._take(number, event)
+        except LEAKS as err:
+            raise_stream_failure(err, "event", number, event)
+
+    def _take(self, number: int, event: object) -> None:
         data = plain(event, "an event")
         kind = data.get("type")
+        kind_label = label(kind)
 
         def fail(reason: str) -> StreamError:
-            return StreamError(f"event {number} ({kind}): {reason}", number, event)
+            return StreamError(f"event {number} ({kind_label}): {reason}", number, event)
 
+        if not isinstance(kind, str):
+            raise fail("has no type")
         if self._finished:
             raise fail("the stream already ended with message_stop")
         if kind == "message_start":
@@ -305,14 +342,19 @@ class Accumulator:
             self._started = True
             message = data.get("message")
             if isinstance(message, dict):
-                for position, block in enumerate(message.get("content") or ()):
+                blocks = message.get("content")
+                if blocks is not None and not isinstance(blocks, list):
+                    raise fail("the message's content is not a list")
+                for position, block in enumerate(blocks or ()):
+                    if not isinstance(block, dict):
+                        raise fail(f"the message's content block {position} is not an object")
                     self._blocks[position] = dict(block)
                     self._stopped.add(position)
             return
         if kind in _IGNORED_EVENTS:
             return
         if kind == "error":
-            raise fail(f"the provider reported an error: {data.get('error')!r:.200}")
+            raise fail(f"the provider reported an error: {short(data.get('error'), 200)}")
         if not self._started:
             raise fail("came before message_start")
         if kind == "message_stop":
@@ -354,29 +396,31 @@ class Accumulator:
         delta_type = delta.get("type")
         block_type = block.get("type")
         if delta_type == "text_delta" and block_type == "text":
-            block["text"] = block.get("text", "") + _delta_text(delta, "text", fail)
+            _grow(block, "text", _delta_text(delta, "text", fail), at, fail)
         elif delta_type == "input_json_delta" and block_type == "tool_use":
             self._json.setdefault(at, []).append(_delta_text(delta, "partial_json", fail))
         elif delta_type == "thinking_delta" and block_type == "thinking":
-            block["thinking"] = block.get("thinking", "") + _delta_text(delta, "thinking", fail)
+            _grow(block, "thinking", _delta_text(delta, "thinking", fail), at, fail)
         elif delta_type == "signature_delta" and block_type == "thinking":
-            block["signature"] = block.get("signature", "") + _delta_text(delta, "signature", fail)
+            _grow(block, "signature", _delta_text(delta, "signature", fail), at, fail)
         elif delta_type == "citations_delta" and block_type == "text":
             pass  # citations are not kept, as in from_response
         else:
-            raise fail(f"a {delta_type!r} delta cannot apply to a {block_type!r} block")
+            raise fail(
+                f"a {short(delta_type, 40)} delta cannot apply to a {short(block_type, 40)} block"
+            )
 
     def result(self) -> list[Message]:
-        """The messages for the whole stream; raises if it did not end."""
+        """The messages for the whole stream; raises ``StreamError`` if it did not end."""
         if not self._finished:
             raise StreamError(
                 f"the stream ended after {self._count} events without message_stop", None, None
             )
-        blocks = [self._blocks[at] for at in sorted(self._blocks)]
         try:
+            blocks = [self._blocks[at] for at in sorted(self._blocks)]
             return [_message(blocks, "stream")]
-        except ResponseError as err:
-            raise StreamError(str(err), None, None) from None
+        except LEAKS as err:
+            raise_stream_failure(err, "event", None, None)
 
 
 def _delta_text(delta: dict[str, Any], key: str, fail: Any) -> str:
@@ -384,3 +428,11 @@ def _delta_text(delta: dict[str, Any], key: str, fail: Any) -> str:
     if not isinstance(value, str):
         raise fail(f"the delta has no {key!r} text")
     return value
+
+
+def _grow(block: dict[str, Any], key: str, piece: str, at: int, fail: Any) -> None:
+    """Add a delta's text to the block's ``key`` text, which must be text if present."""
+    before = block.get(key, "")
+    if not isinstance(before, str):
+        raise fail(f"content block {at} has a {key!r} that is not text: {short(before)}")
+    block[key] = before + piece

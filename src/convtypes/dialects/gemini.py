@@ -23,7 +23,9 @@ What changes on the way out:
   tool results become one user turn, function responses first.
 - Tool calls go as ``function_call`` parts, results as ``function_response``
   parts named after their call, with ``{"output": text}`` as the response.
-  Gemini pairs them by order; an ``id`` is sent only where Gemini gave one.
+  Gemini pairs them by order, so the responses of a turn go in the order of
+  the calls they answer, whatever their order in the transcript; an ``id``
+  is sent only where Gemini gave one.
 - Thinking blocks are dropped (signatures travel in the parts); items of
   other protocols are dropped. Empty text is left out, and empty turns.
 - Images (PNG, JPEG, WebP, HEIC, HEIF), audio and video go inline
@@ -36,6 +38,7 @@ What changes on the way out:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -49,6 +52,7 @@ from .._content import (
     VideoUrlBlock,
 )
 from .._conversation import positional_call_id
+from .._errors import MAX_DEPTH
 from .._messages import (
     AssistantMessage,
     Message,
@@ -62,14 +66,22 @@ from .._messages import (
 )
 from .._unknown import UnknownBlock, UnknownMessage
 from ._common import (
+    LEAKS,
     CallIds,
     ResponseError,
     StreamError,
     Unsupported,
     any_id,
+    built,
+    check_unsupported,
     jsonable,
+    label,
     not_a_message,
     note_text,
+    raise_response_failure,
+    raise_stream_failure,
+    short,
+    tool_call,
     tool_result_text,
     unknown_block,
     unknown_message,
@@ -210,6 +222,7 @@ def to_request(
     tool results are fenced unless ``fence_external`` is False. Parts
     replayed from items are shared with the transcript, not copied.
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, any_id, DIALECT)
     system: list[str] = []
@@ -217,8 +230,13 @@ def to_request(
     role = ""  # the role of the last content
     parts: list[dict[str, Any]] = []  # the parts of the last content
     carried: _Carried | None = None
-    # As in the Anthropic dialect, function responses come first in a merged
-    # user turn without sorting: a user message closes the calls' scope.
+    # Gemini pairs function responses with the calls of the model turn before
+    # them by order, not by id (it sends none unless it gave one). So each
+    # response goes in at the place of its call: ``placed`` holds the call
+    # order of the responses at the head of the current user turn. Nothing
+    # else can stand before them there, since a user message closes the
+    # calls' scope and no result may follow it in the same turn.
+    placed: list[int] = []
     for index, message in enumerate(transcript):
         if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL and message.items:
@@ -234,7 +252,7 @@ def to_request(
                     call_id = part.get("id")
                     sent = isinstance(call_id, str)
                     key = call_id if isinstance(call_id, str) else positional_call_id(position)
-                    ids.carried(key, key, name if isinstance(name, str) else "", sent)
+                    ids.carried(index, key, key, name if isinstance(name, str) else "", sent)
             continue  # items of another protocol have no meaning here
         previous, carried = carried, None
         if isinstance(message, ToolResultMessage):
@@ -249,7 +267,10 @@ def to_request(
                 parts = []
                 contents.append({"role": "user", "parts": parts})
                 role = "user"
-            parts.append({"function_response": response})
+                placed = []
+            place = bisect.bisect(placed, answered.order)
+            placed.insert(place, answered.order)
+            parts.insert(place, {"function_response": response})
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
@@ -263,11 +284,11 @@ def to_request(
                 new.append({"function_call": {"name": call.name, "args": call.arguments}})
             speaker = "model"
         elif isinstance(message, UserMessage):
-            ids.user()
+            ids.user(index)
             new = [{"text": message.content}] if message.content else []
             speaker = "user"
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             new = _parts(index, message.content, unsupported)
             speaker = "user"
         elif isinstance(message, SystemMessage):
@@ -303,14 +324,23 @@ def _snake(name: str) -> str:
     return "".join("_" + ch.lower() if ch.isupper() else ch for ch in name)
 
 
-def _snake_keys(value: Any) -> Any:
+def _snake_keys(value: Any, room: int = MAX_DEPTH) -> Any:
+    """``value`` with its keys in snake_case, except inside arguments and responses.
+
+    Refuses (``ResponseError``) a value nested deeper than a document may
+    be, before the recursion here could go deep.
+    """
+    if isinstance(value, (dict, list)) and room <= 0:
+        raise ResponseError(f"a response nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
         return {
-            _snake(key): item if key in _OPAQUE_KEYS else _snake_keys(item)
+            (_snake(key) if isinstance(key, str) else key): item
+            if key in _OPAQUE_KEYS
+            else _snake_keys(item, room - 1)
             for key, item in value.items()
         }
     if isinstance(value, list):
-        return [_snake_keys(item) for item in value]
+        return [_snake_keys(item, room - 1) for item in value]
     return value
 
 
@@ -330,7 +360,11 @@ def _plain(value: object, what: str) -> dict[str, Any]:
 
 
 def _is_text(part: dict[str, Any]) -> bool:
-    return "text" in part and part.keys() <= {"text", "thought", "thought_signature"}
+    return isinstance(part.get("text"), str) and part.keys() <= {
+        "text",
+        "thought",
+        "thought_signature",
+    }
 
 
 def _append(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
@@ -355,7 +389,9 @@ def _candidate_parts(data: dict[str, Any], what: str) -> tuple[list[Any] | None,
     if not candidates:
         feedback = data.get("prompt_feedback") or {}
         reason = feedback.get("block_reason") if isinstance(feedback, dict) else None
-        raise ResponseError(f"{what} has no candidates (block reason: {reason})")
+        raise ResponseError(f"{what} has no candidates (block reason: {label(reason)})")
+    if not isinstance(candidates, list):
+        raise ResponseError(f"{what}: candidates is not a list: {short(candidates)}")
     first = candidates[0]
     if not isinstance(first, dict):
         raise ResponseError(f"{what}: candidates[0] is not an object")
@@ -372,15 +408,20 @@ def _messages(parts: list[dict[str, Any]]) -> list[Message]:
     thinking: list[ThinkingBlock] = []
     for number, part in enumerate(parts):
         call = part.get("function_call")
-        if isinstance(call, dict):
+        if call is not None:
+            where = f"parts[{number}]"
+            if not isinstance(call, dict):
+                raise ResponseError(f"{where}: a function call that is not an object")
             name = call.get("name")
-            arguments = call.get("args") or {}
+            arguments = call.get("args")
+            if arguments is None:
+                arguments = {}
             call_id = call.get("id")
             if not isinstance(name, str) or not isinstance(arguments, dict):
-                raise ResponseError(f"parts[{number}]: a function call without a name or args")
+                raise ResponseError(f"{where}: a function call without a name or args")
             if call_id is not None and not isinstance(call_id, str):
-                raise ResponseError(f"parts[{number}]: a function call id that is not text")
-            calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+                raise ResponseError(f"{where}: a function call id that is not text")
+            calls.append(tool_call(call_id, name, arguments, where))
         elif isinstance(part.get("text"), str):
             if part.get("thought"):
                 if part["text"]:
@@ -391,7 +432,8 @@ def _messages(parts: list[dict[str, Any]]) -> list[Message]:
     assistant = AssistantMessage(
         content="".join(texts), tool_calls=tuple(calls), thinking=tuple(thinking)
     )
-    return [ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(parts)), assistant]
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(parts)), "parts")
+    return [kept, assistant]
 
 
 def _checked(parts: list[Any], what: str) -> list[dict[str, Any]]:
@@ -411,11 +453,16 @@ def from_response(response: object) -> list[Message]:
     content, raises ``ResponseError`` naming the reason. Adjacent text parts
     are joined where no signature stands between them, as a stream's are.
     """
-    data = _plain(response, "the response")
-    parts, reason = _candidate_parts(data, "the response")
-    if parts is None:
-        raise ResponseError(f"the response's candidate has no content (finish reason: {reason})")
-    return _messages(_checked(parts, "the response"))
+    try:
+        data = _plain(response, "the response")
+        parts, reason = _candidate_parts(data, "the response")
+        if parts is None:
+            raise ResponseError(
+                f"the response's candidate has no content (finish reason: {label(reason)})"
+            )
+        return _messages(_checked(parts, "the response"))
+    except LEAKS as err:
+        raise_response_failure(err)
 
 
 class Accumulator:
@@ -433,14 +480,21 @@ class Accumulator:
         self._count = 0
 
     def feed(self, event: object) -> None:
-        """Take one chunk."""
+        """Take one chunk; raises ``StreamError`` if it is malformed."""
         number = self._count
         self._count += 1
+        try:
+            self._take(number, event)
+        except LEAKS as err:
+            raise_stream_failure(err, "chunk", number, event)
+
+    def _take(self, number: int, event: object) -> None:
         data = _plain(event, "a chunk")
         if not data.get("candidates"):
-            if data.get("prompt_feedback"):
+            feedback = data.get("prompt_feedback")
+            if feedback:
                 raise StreamError(
-                    f"chunk {number}: the prompt was blocked: {data['prompt_feedback']!r:.200}",
+                    f"chunk {number}: the prompt was blocked: {short(feedback, 200)}",
                     number,
                     event,
                 )
@@ -459,12 +513,12 @@ class Accumulator:
             self._finished = True
 
     def result(self) -> list[Message]:
-        """The messages for the whole stream; raises if it did not finish."""
+        """The messages for the whole stream; raises ``StreamError`` if it did not finish."""
         if not self._finished:
             raise StreamError(
                 f"the stream ended after {self._count} chunks without a finish reason", None, None
             )
         try:
             return _messages(self._parts)
-        except ResponseError as err:
-            raise StreamError(str(err), None, None) from None
+        except LEAKS as err:
+            raise_stream_failure(err, "chunk", None, None)

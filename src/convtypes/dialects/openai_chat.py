@@ -35,18 +35,24 @@ from .._messages import (
 )
 from .._unknown import UnknownBlock, UnknownMessage
 from ._common import (
+    LEAKS,
     CallIds,
     ResponseError,
     StreamError,
     Unsupported,
     arguments_json,
+    check_unsupported,
     data_url,
     field,
     not_a_message,
     note_text,
     parse_arguments,
     plain,
+    raise_response_failure,
+    raise_stream_failure,
     safe_id,
+    short,
+    tool_call,
     tool_result_text,
     unknown_block,
     unknown_message,
@@ -120,6 +126,7 @@ def to_request(
     are fenced unless ``fence_external`` is False. The request shares no
     mutable value with the transcript (arguments go out as JSON text).
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
@@ -153,10 +160,10 @@ def to_request(
                 turn["content"] = message.content
             out.append(turn)
         elif isinstance(message, UserMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
@@ -174,21 +181,21 @@ def to_request(
 
 def _call(raw: object, where: str) -> ToolCall:
     if not isinstance(raw, dict):
-        raise ResponseError(f"{where}: expected an object, got {raw!r:.80}")
+        raise ResponseError(f"{where}: expected an object, got {short(raw)}")
     kind = raw.get("type", "function")
     if kind != "function":
-        raise ResponseError(f"{where}: a {kind!r} tool call has no place in a convtypes message")
+        raise ResponseError(
+            f"{where}: a {short(kind, 40)} tool call has no place in a convtypes message"
+        )
     function = field(raw, "function", dict, where)
     text = field(function, "arguments", str, f"{where}.function")
     try:
         arguments = parse_arguments(text)
     except ValueError as err:
         raise ResponseError(f"{where}: {err}") from None
-    return ToolCall(
-        id=field(raw, "id", str, where),
-        name=field(function, "name", str, f"{where}.function"),
-        arguments=arguments,
-    )
+    call_id = field(raw, "id", str, where)
+    name = field(function, "name", str, f"{where}.function")
+    return tool_call(call_id, name, arguments, where)
 
 
 def _assistant(content: str, refusal: str, calls: list[ToolCall]) -> AssistantMessage:
@@ -206,6 +213,13 @@ def from_response(response: object) -> list[Message]:
     order and big integers kept). A refusal becomes the text. Audio output
     and custom tool calls raise ``ResponseError``.
     """
+    try:
+        return _from_response(response)
+    except LEAKS as err:
+        raise_response_failure(err)
+
+
+def _from_response(response: object) -> list[Message]:
     data = plain(response, "the response")
     choices = field(data, "choices", list, "the response")
     if not choices:
@@ -237,9 +251,15 @@ class Accumulator:
         self._count = 0
 
     def feed(self, event: object) -> None:
-        """Take one chunk."""
+        """Take one chunk; raises ``StreamError`` if it is malformed."""
         number = self._count
         self._count += 1
+        try:
+            self._take(number, event)
+        except LEAKS as err:
+            raise_stream_failure(err, "chunk", number, event)
+
+    def _take(self, number: int, event: object) -> None:
         data = plain(event, "a chunk")
 
         def fail(reason: str) -> StreamError:
@@ -260,52 +280,73 @@ class Accumulator:
                 raise fail("the choice has no delta")
             if delta.get("audio") is not None:
                 raise fail("audio output has no place in a convtypes message")
-            text = delta.get("content")
-            if isinstance(text, str):
-                self._content.append(text)
-            refusal = delta.get("refusal")
-            if isinstance(refusal, str):
-                self._refusal.append(refusal)
-            for call in delta.get("tool_calls") or ():
+            for key, pieces in (("content", self._content), ("refusal", self._refusal)):
+                text = delta.get(key)
+                if isinstance(text, str):
+                    pieces.append(text)
+                elif text is not None:
+                    raise fail(f"the delta's {key!r} is not text: {short(text)}")
+            calls = delta.get("tool_calls")
+            if calls is not None and not isinstance(calls, list):
+                raise fail(f"the delta's tool_calls is not a list: {short(calls)}")
+            for call in calls or ():
                 self._call(call, number, fail)
             if choice.get("finish_reason") is not None:
                 self._finished = True
 
     def _call(self, call: object, number: int, fail: Any) -> None:
         if not isinstance(call, dict) or type(call.get("index")) is not int:
-            raise fail(f"a tool-call delta without an integer index: {call!r:.80}")
+            raise fail(f"a tool-call delta without an integer index: {short(call)}")
         at: int = call["index"]
-        function = call.get("function") or {}
-        arguments = function.get("arguments") or ""
+        function = call.get("function")
+        if function is None:
+            function = {}
+        elif not isinstance(function, dict):
+            raise fail(f"tool call {at}: 'function' is not an object: {short(function)}")
+        arguments = function.get("arguments")
+        if arguments is None:
+            arguments = ""
+        elif not isinstance(arguments, str):
+            raise fail(f"tool call {at}: the arguments are not text: {short(arguments)}")
+        call_id = call.get("id")
+        name = function.get("name")
         known = self._calls.get(at)
         if known is None:
-            call_id = call.get("id")
-            name = function.get("name")
             if not isinstance(call_id, str) or not isinstance(name, str):
                 raise fail(f"tool call {at} starts without an id and a name")
             kind = call.get("type") or "function"
             if kind != "function":
-                raise fail(f"a {kind!r} tool call has no place in a convtypes message")
+                raise fail(f"a {short(kind, 40)} tool call has no place in a convtypes message")
             self._calls[at] = (call_id, name, [arguments], number)
         else:
-            if call.get("id") not in (None, known[0]):
+            if call_id is not None and call_id != known[0]:
                 raise fail(f"tool call {at} changes its id")
+            if name is not None and not isinstance(name, str):
+                raise fail(f"tool call {at}: the name is not text: {short(name)}")
             known[2].append(arguments)
 
     def result(self) -> list[Message]:
-        """The messages for the whole stream; raises if it did not finish."""
+        """The messages for the whole stream; raises ``StreamError`` if it did not finish."""
         if not self._finished:
             raise StreamError(
                 f"the stream ended after {self._count} chunks without a finish_reason", None, None
             )
+        try:
+            return self._result()
+        except LEAKS as err:
+            raise_stream_failure(err, "chunk", None, None)
+
+    def _result(self) -> list[Message]:
         calls: list[ToolCall] = []
         for at in sorted(self._calls):
             call_id, name, pieces, started = self._calls[at]
+            where = f"tool call {at} (started in chunk {started})"
             try:
                 arguments = parse_arguments("".join(pieces))
             except ValueError as err:
-                raise StreamError(
-                    f"tool call {at} (started in chunk {started}): {err}", started, None
-                ) from None
-            calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+                raise StreamError(f"{where}: {err}", started, None) from None
+            try:
+                calls.append(tool_call(call_id, name, arguments, where))
+            except ResponseError as err:
+                raise StreamError(str(err), started, None) from err
         return [_assistant("".join(self._content), "".join(self._refusal), calls)]

@@ -10,8 +10,9 @@ The items are the provider's state (encrypted reasoning, server tool
 calls): they go back verbatim and in place. The assistant message is what
 every other dialect reads. So that nothing goes out twice, an assistant
 message right after ``openai-responses`` items sends only what the items do
-not already carry: its text unless the items' output text is the same, and
-its calls whose ``call_id`` the items do not hold.
+not already carry: its text unless it is the text the items hold (their
+output text, or their refusal when they have no output text), and its calls
+whose ``call_id`` the items do not hold.
 
 What changes on the way out:
 
@@ -43,18 +44,26 @@ from .._messages import (
 )
 from .._unknown import UnknownBlock, UnknownMessage
 from ._common import (
+    LEAKS,
     CallIds,
     ResponseError,
     StreamError,
     Unsupported,
     arguments_json,
+    built,
+    check_unsupported,
     data_url,
     field,
+    label,
     not_a_message,
     note_text,
     parse_arguments,
     plain,
+    raise_response_failure,
+    raise_stream_failure,
     safe_id,
+    short,
+    tool_call,
     tool_result_text,
     unknown_block,
     unknown_message,
@@ -101,31 +110,46 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
 
 
 def _carried(items: Iterable[object]) -> tuple[str, dict[str, str]]:
-    """The output text the items carry, and their function calls: call_id to name."""
+    """What the items already say: the assistant text read from them, and
+    their function calls (call_id to name).
+
+    The text is the one ``from_response`` gives the assistant message: the
+    output text, or the refusal when there is none.
+    """
     texts: list[str] = []
+    refusals: list[str] = []
     calls: dict[str, str] = {}
     for item in items:
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
         if kind == "message":
-            texts.extend(_output_text(item))
+            texts.extend(_part_texts(item, "output_text", "text"))
+            refusals.extend(_part_texts(item, "refusal", "refusal"))
         elif kind == "function_call":
             call_id = item.get("call_id")
             name = item.get("name")
             if isinstance(call_id, str) and isinstance(name, str):
                 calls[call_id] = name
-    return "".join(texts), calls
+    return "".join(texts) or "".join(refusals), calls
 
 
-def _output_text(item: dict[str, Any]) -> list[str]:
+def _part_texts(item: dict[str, Any], kind: str, key: str) -> list[str]:
+    """The ``key`` text of each ``kind`` part of a message item, in order."""
     texts: list[str] = []
-    for part in item.get("content") or ():
-        if isinstance(part, dict) and part.get("type") == "output_text":
-            text = part.get("text")
+    content = item.get("content")
+    if not isinstance(content, list):
+        return texts
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == kind:
+            text = part.get(key)
             if isinstance(text, str):
                 texts.append(text)
     return texts
+
+
+def _output_text(item: dict[str, Any]) -> list[str]:
+    return _part_texts(item, "output_text", "text")
 
 
 def to_request(
@@ -141,6 +165,7 @@ def to_request(
     fenced unless ``fence_external`` is False. Provider items are shared
     with the transcript, not copied: copy them before changing them in place.
     """
+    check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
@@ -176,13 +201,13 @@ def to_request(
                 out.extend(message.items)  # type: ignore[arg-type]
                 carried_text, carried_calls = _carried(message.items)
                 for call_id, name in carried_calls.items():
-                    ids.carried(call_id, call_id, name)
+                    ids.carried(index, call_id, call_id, name)
                 continue  # keep what they carry for the next message
         elif isinstance(message, UserMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
-            ids.user()
+            ids.user(index)
             out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
@@ -206,29 +231,31 @@ def _messages(items: list[Any], what: str) -> list[Message]:
     for number, item in enumerate(items):
         where = f"{what}[{number}]"
         if not isinstance(item, dict):
-            raise ResponseError(f"{where}: expected an object, got {item!r:.80}")
+            raise ResponseError(f"{where}: expected an object, got {short(item)}")
         kind = item.get("type")
         if kind == "message":
-            texts.extend(_output_text(item))
-            for part in item.get("content") or ():
-                if isinstance(part, dict) and part.get("type") == "refusal":
-                    refusals.append(field(part, "refusal", str, where))
+            for position, part in enumerate(field(item, "content", list, where, None) or ()):
+                at = f"{where}.content[{position}]"
+                if not isinstance(part, dict):
+                    raise ResponseError(f"{at}: expected an object, got {short(part)}")
+                if part.get("type") == "output_text":
+                    texts.append(field(part, "text", str, at))
+                elif part.get("type") == "refusal":
+                    refusals.append(field(part, "refusal", str, at))
         elif kind == "function_call":
             try:
                 arguments = parse_arguments(field(item, "arguments", str, where))
             except ValueError as err:
                 raise ResponseError(f"{where}: {err}") from None
-            calls.append(
-                ToolCall(
-                    id=field(item, "call_id", str, where),
-                    name=field(item, "name", str, where),
-                    arguments=arguments,
-                )
-            )
+            call_id = field(item, "call_id", str, where)
+            name = field(item, "name", str, where)
+            calls.append(tool_call(call_id, name, arguments, where))
         elif kind == "reasoning":
-            for part in item.get("summary") or ():
-                if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]:
-                    thinking.append(ThinkingBlock(text=part["text"]))
+            for position, part in enumerate(field(item, "summary", list, where, None) or ()):
+                at = f"{where}.summary[{position}]"
+                text = field(part, "text", str, at, "")
+                if text:
+                    thinking.append(ThinkingBlock(text=text))
         # Any other item (server tool calls and their results) is provider
         # state: it is in the items message and goes back from there.
     assistant = AssistantMessage(
@@ -236,7 +263,8 @@ def _messages(items: list[Any], what: str) -> list[Message]:
         tool_calls=tuple(calls),
         thinking=tuple(thinking),
     )
-    return [ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), assistant]
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), what)
+    return [kept, assistant]
 
 
 def from_response(response: object) -> list[Message]:
@@ -248,10 +276,13 @@ def from_response(response: object) -> list[Message]:
     with ``call_id`` as their id, and each reasoning summary as an unsigned
     ``ThinkingBlock``. A response whose status is ``failed`` raises.
     """
-    data = plain(response, "the response")
-    if data.get("status") == "failed":
-        raise ResponseError(f"the response failed: {data.get('error')!r:.200}")
-    return _messages(field(data, "output", list, "the response"), "output")
+    try:
+        data = plain(response, "the response")
+        if data.get("status") == "failed":
+            raise ResponseError(f"the response failed: {short(data.get('error'), 200)}")
+        return _messages(field(data, "output", list, "the response"), "output")
+    except LEAKS as err:
+        raise_response_failure(err)
 
 
 _TEXT_DELTAS: Final = {
@@ -282,21 +313,28 @@ class Accumulator:
         self._count = 0
 
     def feed(self, event: object) -> None:
-        """Take one stream event."""
+        """Take one stream event; raises ``StreamError`` if it is malformed."""
         number = self._count
         self._count += 1
+        try:
+            self._take(number, event)
+        except LEAKS as err:
+            raise_stream_failure(err, "event", number, event)
+
+    def _take(self, number: int, event: object) -> None:
         data = plain(event, "an event")
         kind = data.get("type")
+        kind_label = label(kind)
 
         def fail(reason: str) -> StreamError:
-            return StreamError(f"event {number} ({kind}): {reason}", number, event)
+            return StreamError(f"event {number} ({kind_label}): {reason}", number, event)
 
         if not isinstance(kind, str):
             raise fail("has no type")
         if self._final is not None:
             raise fail("came after the response completed")
         if kind in ("error", "response.failed"):
-            raise fail(f"the provider reported an error: {data.get('error') or data!r:.200}")
+            raise fail(f"the provider reported an error: {short(data.get('error') or data, 200)}")
         if kind in ("response.completed", "response.incomplete"):
             response = data.get("response")
             output = response.get("output") if isinstance(response, dict) else None
@@ -311,14 +349,14 @@ class Accumulator:
         at = data.get("output_index")
         if kind == "response.output_item.added":
             if type(at) is not int or at in self._items:
-                raise fail(f"output index {at!r} is not a new integer index")
+                raise fail(f"output index {short(at, 40)} is not a new integer index")
             self._items[at] = _copy(field(data, "item", dict, f"event {number}"))
             return
         if not kind.startswith(("response.output_", "response.content_part.", "response.refusal.")):
             if not kind.startswith(("response.function_call_", "response.reasoning_")):
                 return  # progress only (created, in_progress, server tool status...)
         if type(at) is not int or at not in self._items:
-            raise fail(f"names output item {at!r}, which was never added")
+            raise fail(f"names output item {short(at, 40)}, which was never added")
         if at in self._done:
             raise fail(f"output item {at} is already done")
         item = self._items[at]
@@ -329,23 +367,41 @@ class Accumulator:
             self._done.add(at)
         elif kind in _PART_ADDED:
             key, index_key, part_key = _PART_ADDED[kind]
-            parts = item.setdefault(key, [])
-            if data.get(index_key) != len(parts):
-                raise fail(f"{index_key} {data.get(index_key)!r} is not the next part")
-            parts.append(_copy(field(data, part_key, dict, f"event {number}")))
+            parts = item.get(key)
+            if parts is None:
+                parts = item[key] = []
+            elif not isinstance(parts, list):
+                raise fail(f"output item {at} has a {key!r} that is not a list")
+            position = data.get(index_key)
+            if type(position) is not int or position != len(parts):
+                raise fail(f"{index_key} {short(position, 40)} is not the next part")
+            parts.append(dict(field(data, part_key, dict, f"event {number}")))
         elif kind in _TEXT_DELTAS:
             key, index_key, text_key = _TEXT_DELTAS[kind]
-            parts = item.get(key) or []
+            parts = item.get(key)
+            if parts is None:
+                parts = []
+            elif not isinstance(parts, list):
+                raise fail(f"output item {at} has a {key!r} that is not a list")
             position = data.get(index_key)
             if type(position) is not int or not 0 <= position < len(parts):
-                raise fail(f"{index_key} {position!r} names no part of output item {at}")
+                raise fail(f"{index_key} {short(position, 40)} names no part of output item {at}")
+            part = parts[position]
+            if not isinstance(part, dict):
+                raise fail(f"part {position} of output item {at} is not an object")
             delta = field(data, "delta", str, f"event {number}")
-            parts[position][text_key] = parts[position].get(text_key, "") + delta
+            before = part.get(text_key, "")
+            if not isinstance(before, str):
+                raise fail(f"part {position} of output item {at} has a {text_key!r} not text")
+            part[text_key] = before + delta
         elif kind == "response.function_call_arguments.delta":
             if item.get("type") != "function_call":
                 raise fail(f"output item {at} is not a function call")
             delta = field(data, "delta", str, f"event {number}")
-            item["arguments"] = item.get("arguments", "") + delta
+            before = item.get("arguments", "")
+            if not isinstance(before, str):
+                raise fail(f"output item {at} has arguments that are not text")
+            item["arguments"] = before + delta
 
     def _check_done(self, built: dict[str, Any], final: dict[str, Any], fail: Any) -> None:
         if final.get("type") != built.get("type"):
@@ -365,7 +421,7 @@ class Accumulator:
                 raise fail("the done item's text differs from the streamed deltas")
 
     def result(self) -> list[Message]:
-        """The messages for the whole stream; raises if it did not complete."""
+        """The messages for the whole stream; raises ``StreamError`` if it did not complete."""
         if self._final is None:
             raise StreamError(
                 f"the stream ended after {self._count} events without response.completed",
@@ -374,8 +430,8 @@ class Accumulator:
             )
         try:
             return _messages(self._final, "output")
-        except ResponseError as err:
-            raise StreamError(str(err), None, None) from None
+        except LEAKS as err:
+            raise_stream_failure(err, "event", None, None)
 
 
 def _copy(value: dict[str, Any]) -> dict[str, Any]:
