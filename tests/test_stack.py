@@ -53,10 +53,20 @@ import convtypes as ct
 
 levels = int(sys.argv[1])
 lenient = sys.argv[2] == "lenient"
-if sys.argv[2] == "raised-limit":
+if sys.argv[2] in ("raised-limit", "no-big-stack"):
     # Programs raise the limit for deep recursion of their own; on 3.10 and
     # 3.11 it also lets msgspec skip deeper, so the guard must step in.
     sys.setrecursionlimit(100_000)
+if sys.argv[2] == "no-big-stack":
+    # Where no thread with a big stack can be started, the nesting is
+    # measured before the decode instead.
+    import convtypes._codec
+    from convtypes._bigstack import NoBigStack
+
+    def refuse(*args):
+        raise NoBigStack("not here")
+
+    convtypes._codec.call_on_big_stack = refuse
 cases = eval(sys.argv[3])
 deep = "[" * levels + "]" * levels
 obj = '{"a":' * levels + "1" + "}" * levels
@@ -102,7 +112,7 @@ def _run(mode: str, cases: list[tuple[str, str, str]]) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in lines[:-1])
 
 
-@pytest.mark.parametrize("mode", ["strict", "lenient", "raised-limit"])
+@pytest.mark.parametrize("mode", ["strict", "lenient", "raised-limit", "no-big-stack"])
 def test_a_million_levels_anywhere_ends_in_wire_error(mode: str) -> None:
     outcomes = _run(mode, CASES)
     assert outcomes == {name: "WireError" for name, _, _ in CASES}
@@ -184,3 +194,26 @@ def test_dialects_read_deep_tool_arguments_from_a_response_safely() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['DialectError', 'DialectError']"
+
+
+def test_the_big_stack_thread_comes_back_after_fork() -> None:
+    code = textwrap.dedent(
+        """
+        import os, sys
+        import convtypes as ct
+        sys.setrecursionlimit(100_000)  # so that large documents take the big stack
+        doc = ct.encode([ct.UserMessage(content="x" * 100_000)])
+        assert ct.decode_messages(doc)
+        pid = os.fork()
+        if pid == 0:
+            ok = ct.decode_messages(doc) == [ct.UserMessage(content="x" * 100_000)]
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "child 0"

@@ -20,12 +20,13 @@ from typing import Any, Final, Literal, TypeVar, Union, overload
 
 import msgspec
 
+from ._bigstack import NoBigStack, call_on_big_stack
 from ._careful import TAGS, check_nesting, decode_carefully, depth_limit
 from ._content import CONTENT_BLOCK_TYPES, ContentBlock
 from ._errors import Tags, WireError, from_msgspec
 from ._locate import find_repeated_key, format_path
 from ._messages import MESSAGE_TYPES, Message, ThinkingBlock, ToolCall
-from ._nesting import GUARD_BYTES, as_bytes, skips_may_overflow
+from ._nesting import GUARD_BYTES, as_bytes, skip_is_bounded, skips_may_overflow
 from ._provenance import Provenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import is_carrier
@@ -191,14 +192,13 @@ def _decode(
         large = len(data) >= GUARD_BYTES
     except TypeError:
         raise TypeError(_NOT_DATA.format(type(data).__name__)) from None
-    if large and skips_may_overflow():
-        # A document large enough to nest that deep, where the interpreter
-        # would let msgspec skip thousands of levels: look before it leaps.
-        check_nesting(data, depth_limit(target))
-    try:
-        value = decoder.decode(data)
-    except Exception as exc:
-        value = _recover(exc, data, target, lenient)
+    if large and skips_may_overflow() and not skip_is_bounded(data):
+        value = _decode_on_big_stack(decoder, data, target, lenient)
+    else:
+        try:
+            value = decoder.decode(data)
+        except Exception as exc:
+            value = _recover(exc, data, target, lenient)
     if reject_repeated_keys:
         _refuse_repeated_keys(data)
     return value
@@ -209,6 +209,26 @@ _UNKNOWN_FIELD: Final = "Object contains unknown field"
 _SHALLOW_JSON: Final = ("Expected `bool | int | float | str | null`, got `",)
 _TAG_ENDINGS: Final = (".role`", ".type`")
 _UNKNOWN_ENUM: Final = "Invalid enum value "
+
+
+def _decode_on_big_stack(
+    decoder: msgspec.json.Decoder[Any], data: Data, target: Any, lenient: bool
+) -> Any:
+    """Decode where msgspec may skip deeper than a small thread stack holds.
+
+    The decode runs on a thread whose stack is large (see ``_bigstack``);
+    where no such thread can be started, the nesting is measured first.
+    """
+    try:
+        return call_on_big_stack(decoder.decode, data)
+    except NoBigStack:
+        check_nesting(data, depth_limit(target))
+    except Exception as exc:
+        return _recover(exc, data, target, lenient)
+    try:
+        return decoder.decode(data)
+    except Exception as exc:
+        return _recover(exc, data, target, lenient)
 
 
 _NOT_DATA: Final = "convtypes decodes bytes, bytearray, memoryview or str, not {}"
