@@ -216,36 +216,11 @@ def test_fencing_follows_provenance_in_every_dialect() -> None:
         ), name
 
 
-class _NewerProvenance:
-    """Stands in for a newer writer's provenance where lenient decoding cannot load one."""
-
-    value = "quarantined"
-
-    def is_internal(self) -> bool:
-        return False
-
-    def is_external(self) -> bool:
-        return False
-
-
 def _result_of_unknown_provenance() -> ct.ToolResultMessage:
-    """A tool result whose provenance this version does not know.
-
-    Lenient decoding loads a newer writer's provenance as a value that is not
-    internal, on a core that supports it; on one that does not yet, a stand-in
-    with the same behaviour is built directly.
-    """
-    document = (
-        b'{"role":"tool_result","tool_use_id":"c1","content":"page","provenance":"quarantined"}'
+    """A tool result whose provenance this version does not know, read leniently."""
+    loaded = ct.decode_lenient_message(
+        b'{"role":"tool_result","tool_use_id":"k1","content":"page","provenance":"quarantined"}'
     )
-    try:
-        loaded = ct.decode_lenient_message(document)
-    except ct.WireError:
-        return ct.ToolResultMessage(
-            tool_use_id="c1",
-            content="page",
-            provenance=_NewerProvenance(),  # type: ignore[arg-type]
-        )
     assert isinstance(loaded, ct.ToolResultMessage)
     return loaded
 
@@ -257,7 +232,7 @@ def test_an_unknown_provenance_is_fenced() -> None:
     assert not result.provenance.is_internal()
     messages: list[ct.Message] = [
         ct.UserMessage(content="q"),
-        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c1", name="f", arguments={}),)),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="k1", name="f", arguments={}),)),
         result,
     ]
     for name, module in DIALECTS.items():
@@ -437,11 +412,11 @@ def test_anthropic_merges_user_turns_with_results_first() -> None:
                 "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {"k": [1]}}],
             },
             {
-                "role": "user",
                 "content": [
                     {"type": "tool_result", "tool_use_id": "t1", "content": "r"},
                     {"type": "text", "text": "three"},
                 ],
+                "role": "user",
             },
             {
                 "role": "assistant",
@@ -597,7 +572,7 @@ def test_anthropic_leaves_white_space_text_out_of_every_turn(blank: str) -> None
             "role": "assistant",
             "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}}],
         },
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": "r"}]},
+        {"content": [{"type": "tool_result", "tool_use_id": "c", "content": "r"}], "role": "user"},
         {"role": "assistant", "content": [{"type": "text", "text": f"{blank}kept as is{blank}"}]},
     ]
 

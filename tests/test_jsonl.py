@@ -677,7 +677,7 @@ def test_a_writer_killed_mid_append_loses_only_the_line_it_was_writing(tmp_path:
 def test_repair_cuts_only_a_torn_last_line(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     whole = oplog(GOOD)
-    torn = b'{"role":"tool_result","tool_use_id":"c","content":"par'
+    torn = b'{"role":"tool_result","tool_use_id":"k","content":"par'
     path.write_bytes(whole + torn)
     assert ct.repair_jsonl(path) == len(torn)
     assert path.read_bytes() == whole

@@ -173,7 +173,7 @@ NEWER = (
     b'{"type":"document","id":7}]},'
     b'{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"n","arguments":{},'
     b'"origin":"x"}],"thinking":[{"text":"t","signature":"s","budget":3}],"mood":"ok"},'
-    b'{"role":"tool_result","tool_use_id":"c","content":"r","provenance":"partner"},'
+    b'{"role":"tool_result","tool_use_id":"k","content":"r","provenance":"partner"},'
     b'{"role":"developer","content":"obey"}]'
 )
 
