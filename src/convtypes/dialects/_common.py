@@ -12,7 +12,7 @@ import enum
 import re
 import reprlib
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal, NoReturn
+from typing import Any, ClassVar, Final, Literal, NoReturn
 
 import msgspec
 
@@ -20,7 +20,13 @@ from .._conversation import positional_call_id
 from .._errors import MAX_DEPTH, WireError
 from .._fence import fence_external
 from .._jsonvalue import ARGUMENTS_DEPTH
-from .._messages import AssistantMessage, ProviderOutputItemsMessage, ToolCall, ToolResultMessage
+from .._messages import (
+    AssistantMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    ToolCall,
+    ToolResultMessage,
+)
 from .._nesting import excess_depth
 from .._unknown import UnknownBlock, UnknownMessage
 
@@ -192,6 +198,56 @@ def raise_stream_failure(
         raise StreamError(str(err), None, None) from err
     where = f"{noun} {number}" if number is not None else "the stream"
     raise StreamError(f"{where}: {_why(err)}", number, event) from err
+
+
+class StreamReader:
+    """What every dialect's ``Accumulator`` shares.
+
+    Events are numbered as they are fed, and whatever goes wrong while one
+    is taken, or while the result is put together, leaves as a
+    :class:`StreamError` naming the event. A dialect says what it calls an
+    event (``_noun``) and what marks the end of a stream (``_end``), and
+    implements ``_take`` and ``_result``; ``_take`` sets ``_finished`` when
+    the end arrives.
+    """
+
+    _noun: ClassVar[str] = "event"
+    _end: ClassVar[str] = "its last event"
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._finished = False
+
+    def feed(self, event: object) -> None:
+        """Take one streamed event (a dict or the SDK's object), in order.
+
+        Raises :class:`StreamError` if it is malformed.
+        """
+        number = self._count
+        self._count += 1
+        try:
+            self._take(number, event)
+        except LEAKS as err:
+            raise_stream_failure(err, self._noun, number, event)
+
+    def result(self) -> list[Message]:
+        """The messages for the whole stream; :class:`StreamError` if it did not end."""
+        if not self._finished:
+            raise StreamError(
+                f"the stream ended after {self._count} {self._noun}s without {self._end}",
+                None,
+                None,
+            )
+        try:
+            return self._result()
+        except LEAKS as err:
+            raise_stream_failure(err, self._noun, None, None)
+
+    def _take(self, number: int, event: object) -> None:
+        raise NotImplementedError
+
+    def _result(self) -> list[Message]:
+        raise NotImplementedError
 
 
 def built(make: Callable[[], Any], where: str) -> Any:

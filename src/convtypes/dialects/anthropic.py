@@ -52,6 +52,7 @@ from ._common import (
     DialectError,
     ResponseError,
     StreamError,
+    StreamReader,
     Unsupported,
     check_unsupported,
     field,
@@ -61,7 +62,6 @@ from ._common import (
     parse_arguments,
     plain,
     raise_response_failure,
-    raise_stream_failure,
     safe_id,
     short,
     tool_call,
@@ -300,29 +300,22 @@ _IGNORED_EVENTS: Final = frozenset(
 )
 
 
-class Accumulator:
+class Accumulator(StreamReader):
     """Builds the messages of a streamed Messages API response.
 
     ``feed`` every raw event (a dict or the SDK's event object) in order, then
     ``result()`` gives what ``from_response`` gives for the final message.
     """
 
+    _noun = "event"
+    _end = "message_stop"
+
     def __init__(self) -> None:
+        super().__init__()
         self._blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
         self._stopped: set[int] = set()
         self._started = False
-        self._finished = False
-        self._count = 0
-
-    def feed(self, event: object) -> None:
-        """Take one stream event; raises ``StreamError`` if it is malformed."""
-        number = self._count
-        self._count += 1
-        try:
-            self._take(number, event)
-        except LEAKS as err:
-            raise_stream_failure(err, "event", number, event)
 
     def _take(self, number: int, event: object) -> None:
         data = plain(event, "an event")
@@ -410,17 +403,9 @@ class Accumulator:
                 f"a {short(delta_type, 40)} delta cannot apply to a {short(block_type, 40)} block"
             )
 
-    def result(self) -> list[Message]:
-        """The messages for the whole stream; raises ``StreamError`` if it did not end."""
-        if not self._finished:
-            raise StreamError(
-                f"the stream ended after {self._count} events without message_stop", None, None
-            )
-        try:
-            blocks = [self._blocks[at] for at in sorted(self._blocks)]
-            return [_message(blocks, "stream")]
-        except LEAKS as err:
-            raise_stream_failure(err, "event", None, None)
+    def _result(self) -> list[Message]:
+        blocks = [self._blocks[at] for at in sorted(self._blocks)]
+        return [_message(blocks, "stream")]
 
 
 def _delta_text(delta: dict[str, Any], key: str, fail: Any) -> str:

@@ -70,6 +70,7 @@ from ._common import (
     CallIds,
     ResponseError,
     StreamError,
+    StreamReader,
     Unsupported,
     any_id,
     built,
@@ -79,7 +80,6 @@ from ._common import (
     not_a_message,
     note_text,
     raise_response_failure,
-    raise_stream_failure,
     short,
     tool_call,
     tool_result_text,
@@ -465,7 +465,7 @@ def from_response(response: object) -> list[Message]:
         raise_response_failure(err)
 
 
-class Accumulator:
+class Accumulator(StreamReader):
     """Builds the messages of a streamed ``generateContent`` call.
 
     ``feed`` every chunk (a ``GenerateContentResponse``, or its dict); each
@@ -474,19 +474,12 @@ class Accumulator:
     chunks add up to, and raises if no chunk gave a finish reason.
     """
 
-    def __init__(self) -> None:
-        self._parts: list[dict[str, Any]] = []
-        self._finished = False
-        self._count = 0
+    _noun = "chunk"
+    _end = "a finish reason"
 
-    def feed(self, event: object) -> None:
-        """Take one chunk; raises ``StreamError`` if it is malformed."""
-        number = self._count
-        self._count += 1
-        try:
-            self._take(number, event)
-        except LEAKS as err:
-            raise_stream_failure(err, "chunk", number, event)
+    def __init__(self) -> None:
+        super().__init__()
+        self._parts: list[dict[str, Any]] = []
 
     def _take(self, number: int, event: object) -> None:
         data = _plain(event, "a chunk")
@@ -512,13 +505,5 @@ class Accumulator:
         if reason is not None:
             self._finished = True
 
-    def result(self) -> list[Message]:
-        """The messages for the whole stream; raises ``StreamError`` if it did not finish."""
-        if not self._finished:
-            raise StreamError(
-                f"the stream ended after {self._count} chunks without a finish reason", None, None
-            )
-        try:
-            return _messages(self._parts)
-        except LEAKS as err:
-            raise_stream_failure(err, "chunk", None, None)
+    def _result(self) -> list[Message]:
+        return _messages(self._parts)

@@ -39,6 +39,7 @@ from ._common import (
     CallIds,
     ResponseError,
     StreamError,
+    StreamReader,
     Unsupported,
     arguments_json,
     check_unsupported,
@@ -49,7 +50,6 @@ from ._common import (
     parse_arguments,
     plain,
     raise_response_failure,
-    raise_stream_failure,
     safe_id,
     short,
     tool_call,
@@ -234,7 +234,7 @@ def _from_response(response: object) -> list[Message]:
     return [_assistant(content, refusal, calls)]
 
 
-class Accumulator:
+class Accumulator(StreamReader):
     """Builds the messages of a streamed Chat Completion.
 
     ``feed`` every ``ChatCompletionChunk`` (dict or SDK object); ``result()``
@@ -243,21 +243,14 @@ class Accumulator:
     later ones more argument text.
     """
 
+    _noun = "chunk"
+    _end = "a finish_reason"
+
     def __init__(self) -> None:
+        super().__init__()
         self._content: list[str] = []
         self._refusal: list[str] = []
         self._calls: dict[int, tuple[str, str, list[str], int]] = {}
-        self._finished = False
-        self._count = 0
-
-    def feed(self, event: object) -> None:
-        """Take one chunk; raises ``StreamError`` if it is malformed."""
-        number = self._count
-        self._count += 1
-        try:
-            self._take(number, event)
-        except LEAKS as err:
-            raise_stream_failure(err, "chunk", number, event)
 
     def _take(self, number: int, event: object) -> None:
         data = plain(event, "a chunk")
@@ -324,17 +317,6 @@ class Accumulator:
             if name is not None and not isinstance(name, str):
                 raise fail(f"tool call {at}: the name is not text: {short(name)}")
             known[2].append(arguments)
-
-    def result(self) -> list[Message]:
-        """The messages for the whole stream; raises ``StreamError`` if it did not finish."""
-        if not self._finished:
-            raise StreamError(
-                f"the stream ended after {self._count} chunks without a finish_reason", None, None
-            )
-        try:
-            return self._result()
-        except LEAKS as err:
-            raise_stream_failure(err, "chunk", None, None)
 
     def _result(self) -> list[Message]:
         calls: list[ToolCall] = []

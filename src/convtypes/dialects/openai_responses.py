@@ -48,6 +48,7 @@ from ._common import (
     CallIds,
     ResponseError,
     StreamError,
+    StreamReader,
     Unsupported,
     arguments_json,
     built,
@@ -60,7 +61,6 @@ from ._common import (
     parse_arguments,
     plain,
     raise_response_failure,
-    raise_stream_failure,
     safe_id,
     short,
     tool_call,
@@ -296,7 +296,7 @@ _PART_ADDED: Final = {
 }
 
 
-class Accumulator:
+class Accumulator(StreamReader):
     """Builds the messages of a streamed Responses API call.
 
     ``feed`` every event (dict or SDK object); ``result()`` then equals
@@ -306,20 +306,14 @@ class Accumulator:
     agree with the deltas. Events that only report progress are skipped.
     """
 
+    _noun = "event"
+    _end = "response.completed"
+
     def __init__(self) -> None:
+        super().__init__()
         self._items: dict[int, dict[str, Any]] = {}
         self._done: set[int] = set()
-        self._final: list[Any] | None = None
-        self._count = 0
-
-    def feed(self, event: object) -> None:
-        """Take one stream event; raises ``StreamError`` if it is malformed."""
-        number = self._count
-        self._count += 1
-        try:
-            self._take(number, event)
-        except LEAKS as err:
-            raise_stream_failure(err, "event", number, event)
+        self._final: list[Any] = []
 
     def _take(self, number: int, event: object) -> None:
         data = plain(event, "an event")
@@ -331,7 +325,7 @@ class Accumulator:
 
         if not isinstance(kind, str):
             raise fail("has no type")
-        if self._final is not None:
+        if self._finished:
             raise fail("came after the response completed")
         if kind in ("error", "response.failed"):
             raise fail(f"the provider reported an error: {short(data.get('error') or data, 200)}")
@@ -340,11 +334,13 @@ class Accumulator:
             output = response.get("output") if isinstance(response, dict) else None
             if not self._items and isinstance(output, list):
                 self._final = output
+                self._finished = True
                 return
             missing = sorted(set(self._items) - self._done)
             if missing:
                 raise fail(f"output item {missing[0]} was never done")
             self._final = [self._items[at] for at in sorted(self._items)]
+            self._finished = True
             return
         at = data.get("output_index")
         if kind == "response.output_item.added":
@@ -420,18 +416,8 @@ class Accumulator:
             if streamed_text and streamed_text != "".join(_output_text(final)):
                 raise fail("the done item's text differs from the streamed deltas")
 
-    def result(self) -> list[Message]:
-        """The messages for the whole stream; raises ``StreamError`` if it did not complete."""
-        if self._final is None:
-            raise StreamError(
-                f"the stream ended after {self._count} events without response.completed",
-                None,
-                None,
-            )
-        try:
-            return _messages(self._final, "output")
-        except LEAKS as err:
-            raise_stream_failure(err, "event", None, None)
+    def _result(self) -> list[Message]:
+        return _messages(self._final, "output")
 
 
 def _copy(value: dict[str, Any]) -> dict[str, Any]:
