@@ -21,7 +21,7 @@ The modules are :mod:`~convtypes.dialects.anthropic`,
 standard library; ``import convtypes`` does not import them.
 """
 
-from ._common import (
+from ._errors import (
     DialectError,
     ResponseError,
     StreamError,

@@ -65,28 +65,25 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
-from ._common import (
+from ._errors import (
     LEAKS,
-    CallIds,
     ResponseError,
     StreamError,
-    StreamReader,
     Unsupported,
-    any_id,
-    built,
     check_unsupported,
-    jsonable,
     label,
     not_a_message,
     note_text,
     raise_response_failure,
     short,
-    tool_call,
-    tool_result_text,
     unknown_block,
     unknown_message,
     unsupported_block,
 )
+from ._ids import CallIds, any_id
+from ._json import built, jsonable, tool_call
+from ._send import tool_result_text
+from ._stream import StreamReader
 
 __all__ = ["PROTOCOL", "Accumulator", "from_response", "to_request"]
 

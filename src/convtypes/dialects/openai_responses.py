@@ -43,32 +43,25 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
-from ._common import (
+from ._errors import (
     LEAKS,
-    CallIds,
     ResponseError,
     StreamError,
-    StreamReader,
     Unsupported,
-    arguments_json,
-    built,
     check_unsupported,
-    data_url,
-    field,
     label,
     not_a_message,
     note_text,
-    parse_arguments,
-    plain,
     raise_response_failure,
-    safe_id,
     short,
-    tool_call,
-    tool_result_text,
     unknown_block,
     unknown_message,
     unsupported_block,
 )
+from ._ids import CallIds, safe_id
+from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._send import data_url, tool_result_text
+from ._stream import StreamReader
 
 __all__ = ["PROTOCOL", "Accumulator", "from_response", "to_request"]
 
