@@ -1,18 +1,27 @@
 """Provider dialects: a transcript to a request, a response or stream back to messages.
 
-One module per provider API, each with the same three names:
+One module per provider API, each with the same names:
 
 - ``to_request(messages, *, fence_external=True, unsupported="raise")``: the
   conversation part of a request body, as plain JSON-ready dicts;
+- ``tools_to_request(tools, *, choice="auto")``: the request fields that
+  offer a list of :class:`ToolSpec` to the model, with the tool choice;
 - ``from_response(response)``: the messages to append to the transcript, from
   the response as a dict (the REST JSON) or as the official SDK's object;
-- ``Accumulator``: ``feed(event)`` for each streamed event, then ``result()``,
-  which equals ``from_response`` of the same response.
+- ``read_reply(response)``: the same messages in a :class:`Reply`, with the
+  stop reason, usage, model and id;
+- ``Accumulator``: ``feed(event)`` for each streamed event, which returns the
+  event's deltas (:class:`TextDelta`, :class:`ThinkingDelta`,
+  :class:`ToolCallStart`, :class:`ToolCallDelta`); ``partial()`` at any
+  point; then ``result()`` and ``reply()``, which equal ``from_response``
+  and ``read_reply`` of the same response.
 
-For bad input, ``from_response`` raises only ``ResponseError``, and ``feed``
-and ``result`` only ``StreamError``; an error no check foresaw is wrapped in
-one, with the original as ``__cause__``. ``to_request`` raises
-``DialectError`` subclasses for a transcript it cannot send.
+For bad input, ``from_response`` and ``read_reply`` raise only
+``ResponseError``, and the ``Accumulator`` only ``StreamError``; an error no
+check foresaw is wrapped in one, with the original as ``__cause__``.
+``to_request`` raises ``DialectError`` subclasses for a transcript it cannot
+send, and ``tools_to_request`` raises ``ToolSchemaError`` for a tool it
+cannot offer.
 
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
@@ -30,13 +39,37 @@ from ._errors import (
     Unsupported,
     UnsupportedContent,
 )
+from ._reply import (
+    STOP_REASONS,
+    Delta,
+    Reply,
+    StopReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+)
+from ._tools import ToolChoice, ToolSchemaError, ToolSpec
 
 __all__ = [
+    "STOP_REASONS",
+    "Delta",
     "DialectError",
+    "Reply",
     "ResponseError",
+    "StopReason",
     "StreamError",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolCallStart",
+    "ToolChoice",
+    "ToolSchemaError",
+    "ToolSpec",
     "UnansweredCall",
     "UnmatchedResult",
     "Unsupported",
     "UnsupportedContent",
+    "Usage",
 ]

@@ -64,6 +64,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import field, parse_arguments, plain, tool_call
+from ._reply import Delta
 from ._send import tool_result_text
 from ._stream import StreamReader
 
@@ -313,7 +314,7 @@ class Accumulator(StreamReader):
         self._stopped: set[int] = set()
         self._started = False
 
-    def _take(self, number: int, event: object) -> None:
+    def _take(self, number: int, event: object) -> list[Delta]:
         data = plain(event, "an event")
         kind = data.get("type")
         kind_label = label(kind)
@@ -339,9 +340,9 @@ class Accumulator(StreamReader):
                         raise fail(f"the message's content block {position} is not an object")
                     self._blocks[position] = dict(block)
                     self._stopped.add(position)
-            return
+            return []
         if kind in _IGNORED_EVENTS:
-            return
+            return []
         if kind == "error":
             raise fail(f"the provider reported an error: {short(data.get('error'), 200)}")
         if not self._started:
@@ -351,7 +352,7 @@ class Accumulator(StreamReader):
             if open_blocks:
                 raise fail(f"content block {open_blocks[0]} was never stopped")
             self._finished = True
-            return
+            return []
         at = data.get("index")
         if type(at) is not int:
             raise fail("has no integer index")
@@ -362,7 +363,7 @@ class Accumulator(StreamReader):
             if not isinstance(block, dict):
                 raise fail("has no content_block")
             self._blocks[at] = dict(block)
-            return
+            return []
         block = self._blocks.get(at)
         if block is None:
             raise fail(f"names content block {at}, which was never started")
@@ -376,7 +377,7 @@ class Accumulator(StreamReader):
                     block["input"] = parse_arguments("".join(pieces))
                 except ValueError as err:
                     raise fail(f"the tool input of block {at} does not parse: {err}") from None
-            return
+            return []
         if kind != "content_block_delta":
             raise fail("is not an event of the Messages stream")
         delta = data.get("delta")
@@ -398,8 +399,9 @@ class Accumulator(StreamReader):
             raise fail(
                 f"a {short(delta_type, 40)} delta cannot apply to a {short(block_type, 40)} block"
             )
+        return []
 
-    def _result(self) -> list[Message]:
+    def _messages(self, final: bool) -> list[Message]:
         blocks = [self._blocks[at] for at in sorted(self._blocks)]
         return [_message(blocks, "stream")]
 

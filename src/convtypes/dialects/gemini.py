@@ -82,6 +82,7 @@ from ._errors import (
 )
 from ._ids import CallIds, any_id
 from ._json import built, jsonable, tool_call
+from ._reply import Delta
 from ._send import tool_result_text
 from ._stream import StreamReader
 
@@ -478,7 +479,7 @@ class Accumulator(StreamReader):
         super().__init__()
         self._parts: list[dict[str, Any]] = []
 
-    def _take(self, number: int, event: object) -> None:
+    def _take(self, number: int, event: object) -> list[Delta]:
         data = _plain(event, "a chunk")
         if not data.get("candidates"):
             feedback = data.get("prompt_feedback")
@@ -488,7 +489,7 @@ class Accumulator(StreamReader):
                     number,
                     event,
                 )
-            return  # usage metadata only
+            return []  # usage metadata only
         if self._finished:
             raise StreamError(
                 f"chunk {number}: more content after the finish reason", number, event
@@ -501,6 +502,7 @@ class Accumulator(StreamReader):
             raise StreamError(str(err), number, event) from None
         if reason is not None:
             self._finished = True
+        return []
 
-    def _result(self) -> list[Message]:
+    def _messages(self, final: bool) -> list[Message]:
         return _messages(self._parts)

@@ -50,6 +50,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, field, parse_arguments, plain, tool_call
+from ._reply import Delta
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
 
@@ -246,7 +247,7 @@ class Accumulator(StreamReader):
         self._refusal: list[str] = []
         self._calls: dict[int, tuple[str, str, list[str], int]] = {}
 
-    def _take(self, number: int, event: object) -> None:
+    def _take(self, number: int, event: object) -> list[Delta]:
         data = plain(event, "a chunk")
 
         def fail(reason: str) -> StreamError:
@@ -280,6 +281,7 @@ class Accumulator(StreamReader):
                 self._call(call, number, fail)
             if choice.get("finish_reason") is not None:
                 self._finished = True
+        return []
 
     def _call(self, call: object, number: int, fail: Any) -> None:
         if not isinstance(call, dict) or type(call.get("index")) is not int:
@@ -312,7 +314,7 @@ class Accumulator(StreamReader):
                 raise fail(f"tool call {at}: the name is not text: {short(name)}")
             known[2].append(arguments)
 
-    def _result(self) -> list[Message]:
+    def _messages(self, final: bool) -> list[Message]:
         calls: list[ToolCall] = []
         for at in sorted(self._calls):
             call_id, name, pieces, started = self._calls[at]

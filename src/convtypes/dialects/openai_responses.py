@@ -60,6 +60,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._reply import Delta
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
 
@@ -308,7 +309,7 @@ class Accumulator(StreamReader):
         self._done: set[int] = set()
         self._final: list[Any] = []
 
-    def _take(self, number: int, event: object) -> None:
+    def _take(self, number: int, event: object) -> list[Delta]:
         data = plain(event, "an event")
         kind = data.get("type")
         kind_label = label(kind)
@@ -328,22 +329,22 @@ class Accumulator(StreamReader):
             if not self._items and isinstance(output, list):
                 self._final = output
                 self._finished = True
-                return
+                return []
             missing = sorted(set(self._items) - self._done)
             if missing:
                 raise fail(f"output item {missing[0]} was never done")
             self._final = [self._items[at] for at in sorted(self._items)]
             self._finished = True
-            return
+            return []
         at = data.get("output_index")
         if kind == "response.output_item.added":
             if type(at) is not int or at in self._items:
                 raise fail(f"output index {short(at, 40)} is not a new integer index")
             self._items[at] = _copy(field(data, "item", dict, f"event {number}"))
-            return
+            return []
         if not kind.startswith(("response.output_", "response.content_part.", "response.refusal.")):
             if not kind.startswith(("response.function_call_", "response.reasoning_")):
-                return  # progress only (created, in_progress, server tool status...)
+                return []  # progress only (created, in_progress, server tool status...)
         if type(at) is not int or at not in self._items:
             raise fail(f"names output item {short(at, 40)}, which was never added")
         if at in self._done:
@@ -391,6 +392,7 @@ class Accumulator(StreamReader):
             if not isinstance(before, str):
                 raise fail(f"output item {at} has arguments that are not text")
             item["arguments"] = before + delta
+        return []
 
     def _check_done(self, built: dict[str, Any], final: dict[str, Any], fail: Any) -> None:
         if final.get("type") != built.get("type"):
@@ -409,7 +411,7 @@ class Accumulator(StreamReader):
             if streamed_text and streamed_text != "".join(_output_text(final)):
                 raise fail("the done item's text differs from the streamed deltas")
 
-    def _result(self) -> list[Message]:
+    def _messages(self, final: bool) -> list[Message]:
         return _messages(self._final, "output")
 
 

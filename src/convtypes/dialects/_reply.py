@@ -1,0 +1,146 @@
+"""A reply with its facts (why it stopped, what it cost), and the deltas of a stream.
+
+These are the same for every dialect, so one loop over a stream and one
+read of a reply serve all providers. They are plain frozen Structs: cheap to
+make once per streamed event, and safe to hand to another thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, Union
+
+from msgspec import Struct
+
+from .._messages import Message
+
+__all__ = [
+    "STOP_REASONS",
+    "Delta",
+    "Reply",
+    "StopReason",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolCallStart",
+    "Usage",
+]
+
+StopReason = Literal[
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "refusal",
+    "content_filter",
+    "pause_turn",
+    "other",
+]
+"""Why a reply ended, by meaning rather than by any one provider's spelling.
+
+- ``"end_turn"``: the model finished its answer;
+- ``"tool_use"``: it ended by calling tools, whatever the provider says
+  (Gemini says ``STOP``);
+- ``"max_tokens"``: it was cut at the output limit;
+- ``"stop_sequence"``: it produced one of the caller's stop sequences;
+- ``"refusal"``: it declined to answer, even where the provider's finish
+  reason says an ordinary stop;
+- ``"content_filter"``: a safety system blocked or cut it;
+- ``"pause_turn"``: the provider paused a long turn and expects it to be
+  sent back to continue;
+- ``"other"``: anything else (the provider's own value is kept beside it).
+"""
+
+STOP_REASONS: Final[tuple[StopReason, ...]] = (
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "refusal",
+    "content_filter",
+    "pause_turn",
+    "other",
+)
+
+
+class Usage(Struct, frozen=True, kw_only=True, gc=False):
+    """The tokens a reply cost, counted the same way for every provider.
+
+    ``input_tokens`` counts the whole prompt, cached or not, and
+    ``output_tokens`` everything generated, reasoning included, so that the
+    two add up to the bill's token count on every provider. Some providers
+    count these differently (Anthropic leaves cache reads and writes out of
+    its ``input_tokens``; Gemini leaves thoughts out of its candidate
+    count); the dialects add them back. ``cache_read_tokens``,
+    ``cache_write_tokens`` and ``reasoning_tokens`` are parts of those
+    totals. A count the provider did not report is ``None``, never ``0``.
+    ``raw`` is the provider's own usage object, as it sent it.
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    raw: dict[str, Any] | None = None
+
+
+class Reply(Struct, frozen=True, kw_only=True):
+    """A provider's reply: the messages to append, and what a backend needs to know.
+
+    ``messages`` is exactly what ``from_response`` (or ``result()``) returns.
+    ``stop_reason`` is one of :data:`StopReason`; ``provider_stop_reason``
+    is the provider's own value (``None`` if it sent none). ``model`` and
+    ``id`` are the model that answered and the provider's id of the reply,
+    when it gave them.
+    """
+
+    messages: list[Message]
+    stop_reason: StopReason
+    provider_stop_reason: str | None = None
+    usage: Usage = Usage()
+    model: str | None = None
+    id: str | None = None
+
+
+# --- deltas -------------------------------------------------------------------
+
+
+class TextDelta(Struct, frozen=True, kw_only=True, gc=False):
+    """More of the answer's text, to show as it arrives."""
+
+    text: str
+
+
+class ThinkingDelta(Struct, frozen=True, kw_only=True, gc=False):
+    """More of the model's reasoning (or its summary), to show as it arrives."""
+
+    text: str
+
+
+class ToolCallStart(Struct, frozen=True, kw_only=True, gc=False):
+    """A tool call begins.
+
+    ``index`` is the call's position in the reply's ``tool_calls``, the
+    same for every provider; ``id`` is the provider's id for it (``None``
+    where the provider gives none).
+    """
+
+    index: int
+    id: str | None
+    name: str
+
+
+class ToolCallDelta(Struct, frozen=True, kw_only=True, gc=False):
+    """A piece of the JSON text of call ``index``'s arguments.
+
+    The pieces of one call, joined, are its arguments as the provider sent
+    them. A piece is not valid JSON on its own; the parsed arguments are on
+    the call in ``partial()`` or ``result()`` once they are complete.
+    """
+
+    index: int
+    arguments: str
+
+
+Delta = Union[TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta]
+"""What one streamed event added to the reply; ``feed`` returns a list of them."""

@@ -1,0 +1,138 @@
+"""Tool definitions: one value for a tool, spelled per provider by each dialect.
+
+A :class:`ToolSpec` holds what every provider needs to offer a tool to the
+model: its name, what it does, and a JSON Schema of its arguments. Each
+dialect's ``tools_to_request`` turns a list of them, with a tool choice,
+into the request fields that provider reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, Literal, Union
+
+from msgspec import Struct, field
+
+from .._errors import MAX_DEPTH, WireError
+from .._jsonvalue import check_json
+from ._errors import DialectError
+
+__all__ = ["ToolChoice", "ToolSchemaError", "ToolSpec"]
+
+ToolChoice = Union[Literal["auto", "none", "required"], str]
+"""How the model may use the tools.
+
+``"auto"``: it decides; ``"none"``: it must not call any; ``"required"``:
+it must call at least one; any other string: it must call the tool of that
+name, which must be among the tools given.
+"""
+
+CHOICE_WORDS: Final = ("auto", "none", "required")
+
+
+def _object_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+class ToolSpec(Struct, frozen=True, kw_only=True):
+    """A tool the model may call: ``name``, ``description`` and a JSON Schema.
+
+    ``parameters`` is the JSON Schema of the call's arguments object, as
+    pydantic's ``model_json_schema()`` or an MCP server's ``inputSchema``
+    gives it; it defaults to an object with no properties, for a tool that
+    takes no arguments. The schema is kept as given; each dialect translates
+    it for its provider when it builds the request, and raises
+    :class:`ToolSchemaError` where that would change its meaning.
+
+    A spec is checked when built: ``name`` is non-empty text, ``description``
+    is text, and ``parameters`` is a JSON object (JSON types only, finite
+    numbers, nested within :data:`~convtypes.MAX_DEPTH`). Anything else is a
+    ``TypeError`` or ``ValueError`` naming the field.
+    """
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=_object_schema)
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str:
+            raise TypeError(f"ToolSpec.name must be a str, not {type(self.name).__name__}")
+        if not self.name:
+            raise ValueError("ToolSpec.name must not be empty")
+        if type(self.description) is not str:
+            raise TypeError(
+                f"ToolSpec.description must be a str, not {type(self.description).__name__}"
+            )
+        if not isinstance(self.parameters, dict):
+            raise TypeError(
+                "ToolSpec.parameters must be a JSON Schema object (a dict), "
+                f"not {type(self.parameters).__name__}"
+            )
+        try:
+            check_json(self.parameters, MAX_DEPTH, "parameters")
+        except WireError as err:
+            raise ValueError(f"ToolSpec.parameters is not JSON: {err}") from None
+
+
+class ToolSchemaError(DialectError):
+    """A tool or tool choice a provider cannot take as it is.
+
+    ``tool`` names the tool (``None`` for a wrong tool choice), and ``path``
+    is where in its schema the trouble is, as a JSON Pointer (``""`` for the
+    schema itself, ``"/properties/when/anyOf/1"`` deeper in).
+    """
+
+    def __init__(self, text: str, tool: str | None = None, path: str = "") -> None:
+        super().__init__(text, None)
+        self.tool = tool
+        self.path = path
+
+
+def pointer(parts: Iterable[str | int]) -> str:
+    """A JSON Pointer (RFC 6901) for a path of keys and indices."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def checked_tools(
+    tools: Iterable[ToolSpec], choice: object, dialect: str, name_rule: re.Pattern[str] = _NAME
+) -> tuple[Sequence[ToolSpec], str | None]:
+    """The tools as a list, checked, and the chosen tool's name (``None`` for a word).
+
+    Refuses (:class:`ToolSchemaError`) what is not a ``ToolSpec``, a name the
+    provider does not take (``name_rule``, by default letters, digits, ``_``
+    and ``-``, at most 64), a name given twice, and a choice that is neither
+    one of the words nor the name of a tool given.
+    """
+    if isinstance(tools, (str, bytes, dict, ToolSpec)):
+        raise TypeError(f"tools must be a list of ToolSpec, not {type(tools).__name__}")
+    specs = list(tools)
+    seen: set[str] = set()
+    for position, spec in enumerate(specs):
+        if not isinstance(spec, ToolSpec):
+            raise TypeError(f"tools[{position}] is a {type(spec).__name__}, not a ToolSpec")
+        if name_rule.fullmatch(spec.name) is None:
+            raise ToolSchemaError(
+                f"tool {spec.name!r:.80}: {dialect} takes tool names matching {name_rule.pattern}",
+                spec.name,
+            )
+        if spec.name in seen:
+            raise ToolSchemaError(f"tool {spec.name!r}: given twice", spec.name)
+        seen.add(spec.name)
+    if type(choice) is not str:
+        raise TypeError(
+            f'choice must be "auto", "none", "required" or a tool\'s name, not {choice!r:.80}'
+        )
+    if choice in CHOICE_WORDS:
+        if choice == "required" and not specs:
+            raise ToolSchemaError('choice="required" needs at least one tool')
+        return specs, None
+    if choice not in seen:
+        raise ToolSchemaError(
+            f'choice={choice!r:.80} is neither "auto", "none", "required" nor the name of '
+            "a tool given"
+        )
+    return specs, choice
