@@ -133,10 +133,17 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         0,
     ),
     (
-        "c-audio",
+        "c-audio-not-object",
         openai_chat.Accumulator,
-        [_chunk({"audio": {"id": "a"}})],
-        "audio output has no place",
+        [_chunk({"audio": 3})],
+        "chunk 0: the delta's audio is not an object",
+        0,
+    ),
+    (
+        "c-reasoning-not-text",
+        openai_chat.Accumulator,
+        [_chunk({"reasoning_content": ["x"]})],
+        "chunk 0: the delta's 'reasoning_content' is not text",
         0,
     ),
     (
@@ -154,19 +161,21 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         0,
     ),
     (
-        "c-custom-call",
+        "c-call-type-not-text",
+        openai_chat.Accumulator,
+        [_chunk({"tool_calls": [{"index": 0, "id": "c", "type": 7}]})],
+        "chunk 0: tool call 0: the type is not text",
+        0,
+    ),
+    (
+        "c-call-type-changes",
         openai_chat.Accumulator,
         [
-            _chunk(
-                {
-                    "tool_calls": [
-                        {"index": 0, "id": "c", "type": "custom", "function": {"name": "f"}}
-                    ]
-                }
-            )
+            _chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f"}}]}),
+            _chunk({"tool_calls": [{"index": 0, "type": "custom", "custom": {"input": "x"}}]}),
         ],
-        "a 'custom' tool call has no place",
-        0,
+        "chunk 1: tool call 0 changes its type",
+        1,
     ),
     (
         "c-id-changes",
@@ -399,22 +408,22 @@ RESPONSES: list[tuple[str, Callable[[Any], Any], Any, str]] = [
         r"choices\[0\]: missing 'message'",
     ),
     (
-        "c-audio",
+        "c-audio-not-object",
         openai_chat.from_response,
-        {"choices": [{"message": {"audio": {"id": "a"}}}]},
-        "audio output has no place",
+        {"choices": [{"message": {"audio": "a"}}]},
+        r"choices\[0\].message: 'audio' should be dict",
+    ),
+    (
+        "c-reasoning-not-text",
+        openai_chat.from_response,
+        {"choices": [{"message": {"reasoning": 1}}]},
+        r"choices\[0\].message: 'reasoning' should be str",
     ),
     (
         "c-call-not-object",
         openai_chat.from_response,
         {"choices": [{"message": {"tool_calls": [1]}}]},
         r"tool_calls\[0\]: expected an object",
-    ),
-    (
-        "c-custom-call",
-        openai_chat.from_response,
-        {"choices": [{"message": {"tool_calls": [{"type": "custom", "id": "c"}]}}]},
-        "a 'custom' tool call has no place",
     ),
     (
         "c-bad-json",

@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -229,9 +230,18 @@ def chat_completion(
 
 def chat_chunks(completion: dict[str, Any], cut: Pieces) -> list[dict[str, Any]]:
     message = completion["choices"][0]["message"]
-    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-    deltas += [{"content": t} for t in cut(message["content"] or "")]
-    deltas += [{"refusal": t} for t in cut(message["refusal"] or "")]
+    # As the API does, the first delta spells out (as "") each text field the
+    # message will have, and leaves the others null.
+    content, refusal = message["content"], message["refusal"]
+    deltas: list[dict[str, Any]] = [
+        {
+            "role": "assistant",
+            "content": None if content is None else "",
+            "refusal": None if refusal is None else "",
+        }
+    ]
+    deltas += [{"content": t} for t in cut(content) if t] if content else []
+    deltas += [{"refusal": t} for t in cut(refusal) if t] if refusal else []
     for index, call in enumerate(message.get("tool_calls", ())):
         function = call["function"]
         first, *rest = cut(function["arguments"])
@@ -283,7 +293,22 @@ def test_chat_stream_equals_the_response(
     text: str | None, calls: list[tuple[str, dict[str, Any]]], data: st.DataObject
 ) -> None:
     completion = chat_completion(text, calls)
-    [assistant] = _check_chat(completion, chat_chunks(completion, _cut(data)))
+    *kept, assistant = _check_chat(completion, chat_chunks(completion, _cut(data)))
+    # Argument text spelled otherwise than convtypes would write it is kept
+    # as sent, in an items message before the turn; the turn is the same.
+    spelled_otherwise = any(
+        json.dumps(arguments) != msgspec.json.encode(arguments).decode() for _, arguments in calls
+    )
+    if spelled_otherwise:
+        sent = completion["choices"][0]["message"]
+        assert kept == [
+            ct.ProviderOutputItemsMessage(
+                protocol=openai_chat.PROTOCOL,
+                items=({key: value for key, value in sent.items() if value is not None},),
+            )
+        ]
+    else:
+        assert kept == []
     assert assistant == ct.AssistantMessage(
         content=text or "",
         tool_calls=tuple(
@@ -295,8 +320,13 @@ def test_chat_stream_equals_the_response(
 
 def test_chat_refusal_becomes_the_text() -> None:
     completion = chat_completion(None, [], refusal="I can't help with that.")
-    [assistant] = _check_chat(completion, chat_chunks(completion, _whole))
+    kept, assistant = _check_chat(completion, chat_chunks(completion, _whole))
     assert assistant == ct.AssistantMessage(content="I can't help with that.")
+    # The refusal is kept as sent, so that it goes back as a refusal.
+    assert kept == ct.ProviderOutputItemsMessage(
+        protocol="openai-chat",
+        items=({"role": "assistant", "refusal": "I can't help with that."},),
+    )
 
 
 def test_chat_arguments_keep_order_and_big_integers() -> None:
@@ -324,7 +354,8 @@ def test_chat_response_replays() -> None:
                 {
                     "id": "call_0abc",
                     "type": "function",
-                    "function": {"name": "f", "arguments": '{"x":[1,2]}'},
+                    # As the provider spelled it, not as convtypes would.
+                    "function": {"name": "f", "arguments": '{"x": [1, 2]}'},
                 }
             ],
         },

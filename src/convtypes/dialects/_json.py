@@ -74,8 +74,11 @@ def parse_arguments(text: str) -> dict[str, Any]:
 def plain(value: object, what: str) -> dict[str, Any]:
     """A response or event as a JSON object: a dict as is, an SDK object dumped.
 
-    An SDK object is dumped with only the fields it was given, which for one
-    parsed from the API is exactly the JSON the API sent.
+    An SDK object is dumped with only the fields it was given, under their
+    wire names (a field the SDK calls ``from_`` is ``from`` on the wire),
+    which for one parsed from the API is the JSON the API sent, plus any
+    field the SDK itself adds (``parsed`` and the like), which each dialect
+    removes where it keeps content.
     """
     if isinstance(value, dict):
         return value
@@ -84,7 +87,7 @@ def plain(value: object, what: str) -> dict[str, Any]:
         raise ResponseError(
             f"expected {what} as a dict or an SDK object, got {type(value).__name__}"
         )
-    result = dump(mode="json", exclude_unset=True)
+    result = dump(mode="json", exclude_unset=True, by_alias=True)
     if not isinstance(result, dict):  # pragma: no cover - pydantic models dump to dicts
         raise ResponseError(f"{what} did not dump to a JSON object")
     return result

@@ -1,26 +1,44 @@
-"""The OpenAI Chat Completions API.
+"""The OpenAI Chat Completions API, and the servers that speak it.
 
-``to_request`` builds ``{"messages": [...]}``; ``from_response`` and
+``to_request`` builds ``{"messages": [...]}``; ``tools_to_request`` the
+``tools`` and ``tool_choice`` fields; ``from_response``, ``read_reply`` and
 :class:`Accumulator` turn a ``ChatCompletion``, or its ``ChatCompletionChunk``
-stream, into one ``AssistantMessage`` (from the first choice).
+stream, into messages (from the first choice).
+
+What a reply becomes: one ``AssistantMessage`` with the text (or the
+refusal's words, when the model refused), the function calls, and the
+reasoning that OpenAI-compatible servers (vLLM, llama.cpp, DeepSeek, Groq)
+send as ``reasoning_content`` or ``reasoning``, as an unsigned
+``ThinkingBlock``. When the message holds more than that turn can say, so
+that replaying the turn would send something else than what came (a
+refusal, output audio, annotations, a custom tool call, a call cut off at
+the token limit, argument text spelled differently from convtypes' compact
+JSON), the message as sent is kept first, as a ``ProviderOutputItemsMessage``
+of protocol ``openai-chat`` holding one item, the message object. This
+dialect replays that item in place of the turn; the others drop it and send
+the ``AssistantMessage``.
 
 What changes on the way out:
 
 - Messages map one to one; tool calls ride on their assistant message with
   their arguments as JSON text, and each result is a ``tool`` message.
-- Thinking has no place in Chat Completions and is dropped, and so are
-  provider output items of every protocol.
+- Thinking is left out unless ``reasoning=`` names the field a server reads
+  it from (OpenAI itself takes none); provider output items of other
+  protocols are dropped.
 - Tool-call ids are made unique and fit ``[A-Za-z0-9_-]``, at most 40 long.
 - Images go as ``image_url`` parts (base64 as ``data:`` URLs); a ``detail``
   other than ``low``, ``high`` or ``auto`` is left out. Base64 WAV or MP3
   audio goes as ``input_audio``. Video, other audio, and images other than
   JPEG, PNG, GIF and WebP raise ``UnsupportedContent``.
+- A kept message goes back with what the API takes as input: its content,
+  refusal, tool calls and audio (by id). Annotations have no input field
+  and are left out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from .._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
 from .._messages import (
@@ -28,6 +46,7 @@ from .._messages import (
     Message,
     ProviderOutputItemsMessage,
     SystemMessage,
+    ThinkingBlock,
     ToolCall,
     ToolResultMessage,
     UserMessage,
@@ -49,14 +68,35 @@ from ._errors import (
     unsupported_block,
 )
 from ._ids import CallIds, safe_id
-from ._json import arguments_json, field, parse_arguments, plain, tool_call
-from ._reply import Delta
+from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._media import image_type
+from ._reply import (
+    Delta,
+    Reply,
+    StopReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+)
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
+from ._tools import ToolSpec, checked_tools
 
-__all__ = ["Accumulator", "from_response", "to_request"]
+__all__ = [
+    "PROTOCOL",
+    "Accumulator",
+    "Reasoning",
+    "from_response",
+    "read_reply",
+    "to_request",
+    "tools_to_request",
+]
 
 DIALECT: Final = "OpenAI Chat Completions"
+PROTOCOL: Final = "openai-chat"
+"""The ``protocol`` of the provider output items this dialect writes and replays."""
 
 IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 DETAILS: Final = frozenset({"low", "high", "auto"})
@@ -67,6 +107,18 @@ AUDIO_FORMATS: Final = {
     "audio/mpeg": "mp3",
     "audio/mp3": "mp3",
 }
+
+Reasoning = Literal["reasoning_content", "reasoning"]
+"""The assistant-message field a server reads earlier reasoning from."""
+
+_REASONING_KEYS: Final = ("reasoning_content", "reasoning")
+# Fields the openai SDK adds to what the API sent (``.parse()`` and the
+# stream helpers); they are not part of the wire and the API refuses them.
+_SDK_ONLY: Final = frozenset({"parsed"})
+_SDK_ONLY_IN_FUNCTION: Final = frozenset({"parsed_arguments"})
+# What an assistant message in a request may carry, of what a response's
+# message holds; ``annotations`` has no input field.
+_INPUT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call", "name")
 
 _usable_id = safe_id(40)
 
@@ -84,13 +136,14 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
             out.append({"type": "image_url", "image_url": image})
             continue
         if isinstance(block, ImageBase64Block):
-            if block.media_type in IMAGE_TYPES:
-                url = data_url(block.media_type, block.data)
+            media_type = image_type(block.media_type)
+            if media_type in IMAGE_TYPES:
+                url = data_url(media_type, block.data)
                 out.append({"type": "image_url", "image_url": {"url": url}})
                 continue
             why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
         elif isinstance(block, AudioBase64Block):
-            audio_format = AUDIO_FORMATS.get(block.media_type)
+            audio_format = AUDIO_FORMATS.get(block.media_type.lower())
             if audio_format is not None:
                 audio = {"data": block.data, "format": audio_format}
                 out.append({"type": "input_audio", "input_audio": audio})
@@ -109,23 +162,103 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
     return out
 
 
+def _calls_out(
+    index: int, calls: Iterable[tuple[int, ToolCall]], ids: CallIds
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": ids.call(index, position, call),
+            "type": "function",
+            "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
+        }
+        for position, call in calls
+    ]
+
+
+def _turn(
+    text: str, calls: list[dict[str, Any]], thinking: Iterable[ThinkingBlock], reasoning: str | None
+) -> dict[str, Any]:
+    """An assistant turn as the API takes it: content always, unless calls stand alone."""
+    turn: dict[str, Any] = {"role": "assistant"}
+    if text or not calls:
+        turn["content"] = text
+    if calls:
+        turn["tool_calls"] = calls
+    if reasoning is not None:
+        said = "".join(thought.text for thought in thinking if thought.redacted_data is None)
+        if said:
+            turn[reasoning] = said
+    return turn
+
+
+def _replayed(item: dict[str, Any], reasoning: str | None) -> dict[str, Any]:
+    """A kept message as a request's assistant turn: what the API takes as input.
+
+    ``content`` goes back as it came, ``null`` included, unless calls stand
+    without it.
+    """
+    turn = {key: item[key] for key in _INPUT_KEYS if item.get(key) is not None}
+    turn["role"] = "assistant"
+    if "content" not in turn and "tool_calls" not in turn:
+        turn["content"] = None
+    audio = item.get("audio")
+    if isinstance(audio, dict) and "id" in audio:
+        turn["audio"] = {"id": audio["id"]}
+    if reasoning is not None:
+        said = next((item[key] for key in _REASONING_KEYS if isinstance(item.get(key), str)), None)
+        if said:
+            turn[reasoning] = said
+    return turn
+
+
+class _Kept:
+    """What a kept ``openai-chat`` message already says: its text and its call ids."""
+
+    __slots__ = ("call_ids", "text")
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        content = item.get("content")
+        refusal = item.get("refusal")
+        if isinstance(content, str) and content:
+            self.text = content
+        else:
+            self.text = refusal if isinstance(refusal, str) else ""
+        calls = item.get("tool_calls")
+        self.call_ids = {
+            call["id"]
+            for call in (calls if isinstance(calls, list) else ())
+            if isinstance(call, dict) and isinstance(call.get("id"), str)
+        }
+
+
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    reasoning: Reasoning | None = None,
 ) -> dict[str, Any]:
     """The conversation part of a Chat Completions request body: ``{"messages": [...]}``.
 
-    The caller adds ``model``, ``tools`` and the rest. External tool results
-    are fenced unless ``fence_external`` is False. The request shares no
-    mutable value with the transcript (arguments go out as JSON text).
+    The caller adds ``model`` and the rest (``tools_to_request`` gives the
+    tool fields). External tool results are fenced unless
+    ``fence_external`` is False. ``reasoning`` names the assistant field to
+    send earlier thinking in, for servers that want it back
+    (``"reasoning_content"`` for vLLM, llama.cpp and DeepSeek, ``"reasoning"``
+    for others); by default thinking is not sent, as OpenAI takes none.
+    The request shares no mutable value with the transcript.
     """
     check_unsupported(unsupported)
+    if reasoning is not None and reasoning not in _REASONING_KEYS:
+        raise ValueError(
+            f'reasoning= must be None, "reasoning_content" or "reasoning", not {reasoning!r:.80}'
+        )
     transcript = messages if isinstance(messages, list) else list(messages)
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
+    kept: _Kept | None = None
     for index, message in enumerate(transcript):
+        previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
             out.append(
                 {
@@ -136,24 +269,18 @@ def to_request(
             )
         elif isinstance(message, AssistantMessage):
             ids.assistant()
-            turn: dict[str, Any] = {"role": "assistant"}
-            if message.tool_calls:
-                if message.content:
-                    turn["content"] = message.content
-                turn["tool_calls"] = [
-                    {
-                        "id": ids.call(index, position, call),
-                        "type": "function",
-                        "function": {
-                            "name": call.name,
-                            "arguments": arguments_json(call.arguments),
-                        },
-                    }
-                    for position, call in enumerate(message.tool_calls)
-                ]
-            else:
-                turn["content"] = message.content
-            out.append(turn)
+            text = message.content
+            calls = list(enumerate(message.tool_calls))
+            thinking: Iterable[ThinkingBlock] = message.thinking
+            if previous is not None:
+                # The turn read from the kept message: send only what it adds.
+                if text == previous.text:
+                    text = ""
+                calls = [(at, call) for at, call in calls if call.id not in previous.call_ids]
+                thinking = ()
+                if not text and not calls:
+                    continue
+            out.append(_turn(text, _calls_out(index, calls, ids), thinking, reasoning))
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})
@@ -163,7 +290,19 @@ def to_request(
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, ProviderOutputItemsMessage):
-            pass  # provider state has no place in Chat Completions
+            if message.protocol != PROTOCOL:
+                continue  # another provider's state has no place here
+            for item in message.items:
+                if not isinstance(item, dict):
+                    continue
+                ids.assistant()
+                raw_calls = item.get("tool_calls")
+                for call in raw_calls if isinstance(raw_calls, list) else ():
+                    if isinstance(call, dict) and isinstance(call.get("id"), str):
+                        call_id = str(call["id"])
+                        ids.carried(index, call_id, call_id, _call_name(call))
+                out.append(_replayed(item, reasoning))
+                kept = _Kept(item)
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
         else:
@@ -171,17 +310,88 @@ def to_request(
     return {"messages": out}
 
 
+def _call_name(call: dict[str, Any]) -> str:
+    for key in ("function", "custom"):
+        inner = call.get(key)
+        if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+            return str(inner["name"])
+    return ""
+
+
+def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
+    """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
+
+    Each tool goes as a ``function`` tool with its JSON Schema as
+    ``parameters``, unchanged (Chat Completions reads JSON Schema as it is).
+    ``choice`` is ``"auto"``, ``"none"``, ``"required"`` or a tool's name.
+    With no tools the result is ``{}``: the API refuses a ``tool_choice``
+    without tools. Raises :class:`~convtypes.dialects.ToolSchemaError` for a
+    name the API refuses, a name given twice, or a choice that names no tool.
+    """
+    specs, chosen = checked_tools(tools, choice, DIALECT)
+    if not specs:
+        return {}
+    out: list[dict[str, Any]] = []
+    for spec in specs:
+        function: dict[str, Any] = {"name": spec.name}
+        if spec.description:
+            function["description"] = spec.description
+        function["parameters"] = spec.parameters
+        out.append({"type": "function", "function": function})
+    tool_choice: Any = (
+        choice if chosen is None else {"type": "function", "function": {"name": chosen}}
+    )
+    return {"tools": out, "tool_choice": tool_choice}
+
+
 # --- responses ----------------------------------------------------------------
 
 
-def _call(raw: object, where: str) -> ToolCall:
+def _clean(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as sent, without the SDK's additions, empty fields or stream indices.
+
+    The same message read whole or built from a stream comes out the same,
+    whichever of its optional fields the provider spelled as ``null``; an
+    empty refusal or list of annotations says nothing and is left out too.
+    """
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        if (
+            value is None
+            or key in _SDK_ONLY
+            or (key == "annotations" and value == [])
+            or (key == "refusal" and value == "")
+        ):
+            continue
+        if key == "tool_calls" and isinstance(value, list):
+            value = [_clean_call(call) for call in value]
+            if not value:
+                continue
+        out[key] = value
+    return out
+
+
+def _clean_call(call: object) -> object:
+    if not isinstance(call, dict):
+        return call
+    out = {key: value for key, value in call.items() if value is not None and key != "index"}
+    function = out.get("function")
+    if isinstance(function, dict):
+        out["function"] = {
+            key: value
+            for key, value in function.items()
+            if key not in _SDK_ONLY_IN_FUNCTION and value is not None
+        }
+    return out
+
+
+def _read_call(raw: object, where: str) -> ToolCall | None:
+    """The call, or ``None`` for one convtypes cannot hold as a call (custom tools)."""
     if not isinstance(raw, dict):
         raise ResponseError(f"{where}: expected an object, got {short(raw)}")
     kind = raw.get("type", "function")
     if kind != "function":
-        raise ResponseError(
-            f"{where}: a {short(kind, 40)} tool call has no place in a convtypes message"
-        )
+        return None
     function = field(raw, "function", dict, where)
     text = field(function, "arguments", str, f"{where}.function")
     try:
@@ -193,11 +403,96 @@ def _call(raw: object, where: str) -> ToolCall:
     return tool_call(call_id, name, arguments, where)
 
 
-def _assistant(content: str, refusal: str, calls: list[ToolCall]) -> AssistantMessage:
-    # A refusal is the model's answer in words; it becomes the text when
-    # there is no other (the two never come together).
+def _reasoning_text(message: dict[str, Any], where: str) -> str:
+    for key in _REASONING_KEYS:
+        value = message.get(key)
+        if value is not None:
+            if not isinstance(value, str):
+                raise ResponseError(f"{where}: {key!r} should be str, got {short(value)}")
+            return value
+    return ""
+
+
+def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Message]:
+    """The messages for one choice's message; ``cut`` when it stopped at the token limit.
+
+    A refusal is the model's answer in words, so it becomes the text when
+    there is no other. A call cut off at the token limit is not a call a
+    backend could run: it stays only in the kept message.
+    """
+    content = field(message, "content", str, where, None) or ""
+    refusal = field(message, "refusal", str, where, None) or ""
+    raw_calls = field(message, "tool_calls", list, where, None) or []
+    audio = field(message, "audio", dict, where, None)
+    thought = _reasoning_text(message, where)
+    calls: list[ToolCall] = []
+    for number, raw in enumerate(raw_calls):
+        call_where = f"{where}.tool_calls[{number}]"
+        try:
+            call = _read_call(raw, call_where)
+        except ResponseError:
+            if cut and number == len(raw_calls) - 1:
+                continue
+            raise
+        if call is not None:
+            calls.append(call)
     text = content or refusal
-    return AssistantMessage(content=text, tool_calls=tuple(calls))
+    if not text and audio is not None:
+        transcript = audio.get("transcript")
+        text = transcript if isinstance(transcript, str) else ""
+    thinking = (ThinkingBlock(text=thought),) if thought else ()
+    assistant = built(
+        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=thinking), where
+    )
+    item = _clean(message)
+    if _carried(item, assistant):
+        return [assistant]
+    item["role"] = "assistant"
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
+    return [kept, assistant]
+
+
+def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
+    """Whether replaying ``assistant`` sends what the message ``item`` said.
+
+    Reasoning is carried by the thinking block. A ``null``, missing or empty
+    ``content`` say the same to the API, beside calls or alone.
+    """
+    sent = {key: value for key, value in item.items() if key not in _REASONING_KEYS}
+    sent.pop("role", None)
+    if "tool_calls" not in sent:
+        sent.setdefault("content", "")
+    elif sent.get("content") == "":
+        del sent["content"]
+    return sent == _flat(assistant)
+
+
+def _flat_calls(message: AssistantMessage) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
+        }
+        for call in message.tool_calls
+    ]
+
+
+def _flat(message: AssistantMessage) -> dict[str, Any]:
+    """What ``to_request`` sends for ``message`` (ids as they are), without its role."""
+    turn = _turn(message.content, _flat_calls(message), (), None)
+    del turn["role"]
+    return turn
+
+
+def _first_choice(data: dict[str, Any]) -> dict[str, Any]:
+    choices = field(data, "choices", list, "the response")
+    if not choices:
+        raise ResponseError("the response has no choices")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise ResponseError(f"choices[0]: expected an object, got {short(choice)}")
+    return choice
 
 
 def from_response(response: object) -> list[Message]:
@@ -205,37 +500,155 @@ def from_response(response: object) -> list[Message]:
 
     Only the first choice is read: the others are alternatives to it, not
     more of the same turn. Arguments are parsed from their JSON text (key
-    order and big integers kept). A refusal becomes the text. Audio output
-    and custom tool calls raise ``ResponseError``.
+    order and big integers kept). What the ``AssistantMessage`` cannot say
+    is kept before it as an ``openai-chat`` items message (see the module).
     """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
-        return _from_response(response)
+        data = plain(response, "the response")
+        choice = _first_choice(data)
+        reason = choice.get("finish_reason")
+        message = field(choice, "message", dict, "choices[0]")
+        messages = _read_message(message, reason == "length", "choices[0].message")
+        return _reply(messages, reason, data.get("usage"), data)
     except LEAKS as err:
         raise_response_failure(err)
 
 
-def _from_response(response: object) -> list[Message]:
-    data = plain(response, "the response")
-    choices = field(data, "choices", list, "the response")
-    if not choices:
-        raise ResponseError("the response has no choices")
-    message = field(choices[0], "message", dict, "choices[0]")
-    if message.get("audio") is not None:
-        raise ResponseError("choices[0].message: audio output has no place in a convtypes message")
-    content = field(message, "content", str, "choices[0].message", None) or ""
-    refusal = field(message, "refusal", str, "choices[0].message", None) or ""
-    raw_calls = field(message, "tool_calls", list, "choices[0].message", None) or []
-    calls = [_call(raw, f"choices[0].message.tool_calls[{n}]") for n, raw in enumerate(raw_calls)]
-    return [_assistant(content, refusal, calls)]
+_STOPS: Final[dict[str, StopReason]] = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "content_filter",
+}
+
+
+def _stop_reason(messages: list[Message], reason: object) -> StopReason:
+    """The finish reason by meaning: a refusal, or a turn of calls, whatever ``stop`` says."""
+    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
+    if stop != "end_turn":
+        return stop
+    kept = messages[0] if isinstance(messages[0], ProviderOutputItemsMessage) else None
+    assistant = messages[-1]
+    if kept is not None and any(
+        isinstance(item, dict) and item.get("refusal") for item in kept.items
+    ):
+        return "refusal"
+    if isinstance(assistant, AssistantMessage) and assistant.tool_calls:
+        return "tool_use"
+    return "end_turn"
+
+
+def _count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
+    value = usage.get(key)
+    if inner is not None:
+        value = value.get(inner) if isinstance(value, dict) else None
+    return value if type(value) is int else None
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        input_tokens=_count(raw, "prompt_tokens"),
+        output_tokens=_count(raw, "completion_tokens"),
+        cache_read_tokens=_count(raw, "prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=_count(raw, "completion_tokens_details", "reasoning_tokens"),
+        raw=raw,
+    )
+
+
+def _reply(messages: list[Message], reason: object, usage: object, data: dict[str, Any]) -> Reply:
+    model = data.get("model")
+    reply_id = data.get("id")
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(messages, reason),
+        provider_stop_reason=reason if isinstance(reason, str) else None,
+        usage=_usage(usage),
+        model=model if isinstance(model, str) else None,
+        id=reply_id if isinstance(reply_id, str) else None,
+    )
+
+
+# --- streams ------------------------------------------------------------------
+
+# The openai SDK's ``chat.completions.stream()`` wraps each chunk in a
+# ``chunk`` event and adds events that repeat what the chunks said.
+_HELPER_EVENTS: Final = frozenset(
+    {
+        "content.delta",
+        "content.done",
+        "refusal.delta",
+        "refusal.done",
+        "tool_calls.function.arguments.delta",
+        "tool_calls.function.arguments.done",
+        "logprobs.content.delta",
+        "logprobs.content.done",
+        "logprobs.refusal.delta",
+        "logprobs.refusal.done",
+    }
+)
+
+
+class _Call:
+    """A streamed call: its id, its type's object as it grows, and the chunk that began it.
+
+    A function call's ``arguments`` text and a custom call's ``input`` come
+    in pieces; for a call type this version does not know, every text field
+    but the name is joined the same way, so it is kept whole all the same.
+    """
+
+    __slots__ = ("call_id", "inner", "kind", "pieces", "position", "started")
+
+    def __init__(self, call_id: str, kind: str, position: int, started: int) -> None:
+        self.call_id = call_id
+        self.kind = kind
+        self.inner: dict[str, Any] = {}
+        self.pieces: dict[str, list[str]] = {}
+        self.position = position
+        self.started = started
+
+    def grow(self, inner: dict[str, Any]) -> str:
+        """Take a delta's object; returns the new piece of argument text."""
+        added = ""
+        for key, value in inner.items():
+            if value is None:
+                continue
+            if key != "name" and isinstance(value, str):
+                self.pieces.setdefault(key, []).append(value)
+                if key == "arguments":
+                    added = value
+            else:
+                self.inner[key] = value
+        return added
+
+    def arguments(self) -> str:
+        return "".join(self.pieces.get("arguments", ()))
+
+    def raw(self) -> dict[str, Any]:
+        """The call as the non-streamed message would hold it."""
+        inner = dict(self.inner)
+        for key, pieces in self.pieces.items():
+            inner[key] = "".join(pieces)
+        return {"id": self.call_id, "type": self.kind, self.kind: inner}
 
 
 class Accumulator(StreamReader):
     """Builds the messages of a streamed Chat Completion.
 
-    ``feed`` every ``ChatCompletionChunk`` (dict or SDK object); ``result()``
-    then equals ``from_response`` of the whole completion. Tool calls arrive
-    keyed by ``index``: the first delta of an index brings its id and name,
-    later ones more argument text.
+    ``feed`` every ``ChatCompletionChunk`` (dict or SDK object), or every
+    event of the SDK's ``chat.completions.stream()`` helper; ``result()``
+    then equals ``from_response`` of the whole completion, and ``reply()``
+    adds the finish reason and the usage (sent in a last chunk when the
+    request asks for ``stream_options={"include_usage": True}``). Tool calls
+    arrive keyed by ``index``: the first delta of an index brings its id and
+    name, later ones more argument text.
     """
 
     _noun = "chunk"
@@ -245,9 +658,19 @@ class Accumulator(StreamReader):
         super().__init__()
         self._content: list[str] = []
         self._refusal: list[str] = []
-        self._calls: dict[int, tuple[str, str, list[str], int]] = {}
+        self._reasoning: list[str] = []
+        self._calls: dict[int, _Call] = {}
+        self._extra: dict[str, Any] = {}  # other message fields, as sent (audio, annotations)
+        self._reason: str | None = None
+        self._usage: object = None
+        self._facts: dict[str, Any] = {}
 
     def _take(self, number: int, event: object) -> list[Delta]:
+        kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+        if kind == "chunk":
+            event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
+        elif kind in _HELPER_EVENTS:
+            return []
         data = plain(event, "a chunk")
 
         def fail(reason: str) -> StreamError:
@@ -256,6 +679,12 @@ class Accumulator(StreamReader):
         choices = data.get("choices")
         if not isinstance(choices, list):
             raise fail("has no choices list")
+        if not self._facts:
+            self._facts = {"id": data.get("id"), "model": data.get("model")}
+        usage = data.get("usage")
+        if usage is not None:
+            self._usage = usage
+        deltas: list[Delta] = []
         for choice in choices:
             if not isinstance(choice, dict):
                 raise fail("a choice is not an object")
@@ -266,65 +695,143 @@ class Accumulator(StreamReader):
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 raise fail("the choice has no delta")
-            if delta.get("audio") is not None:
-                raise fail("audio output has no place in a convtypes message")
-            for key, pieces in (("content", self._content), ("refusal", self._refusal)):
-                text = delta.get(key)
-                if isinstance(text, str):
-                    pieces.append(text)
-                elif text is not None:
-                    raise fail(f"the delta's {key!r} is not text: {short(text)}")
-            calls = delta.get("tool_calls")
-            if calls is not None and not isinstance(calls, list):
-                raise fail(f"the delta's tool_calls is not a list: {short(calls)}")
-            for call in calls or ():
-                self._call(call, number, fail)
-            if choice.get("finish_reason") is not None:
+            self._delta(delta, number, fail, deltas)
+            reason = choice.get("finish_reason")
+            if reason is not None:
+                if not isinstance(reason, str):
+                    raise fail(f"the finish_reason is not text: {short(reason)}")
+                self._reason = reason
                 self._finished = True
-        return []
+        return deltas
 
-    def _call(self, call: object, number: int, fail: Any) -> None:
+    def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
+        for key, value in delta.items():
+            if value is None or key == "role":
+                continue
+            if key == "content" or key == "refusal":
+                if not isinstance(value, str):
+                    raise fail(f"the delta's {key!r} is not text: {short(value)}")
+                (self._content if key == "content" else self._refusal).append(value)
+                if value:
+                    deltas.append(TextDelta(text=value))
+            elif key in _REASONING_KEYS:
+                if not isinstance(value, str):
+                    raise fail(f"the delta's {key!r} is not text: {short(value)}")
+                self._reasoning.append(value)
+                if value:
+                    deltas.append(ThinkingDelta(text=value))
+            elif key == "tool_calls":
+                if not isinstance(value, list):
+                    raise fail(f"the delta's tool_calls is not a list: {short(value)}")
+                for call in value:
+                    self._call(call, number, fail, deltas)
+            elif key == "audio":
+                if not isinstance(value, dict):
+                    raise fail(f"the delta's audio is not an object: {short(value)}")
+                self._audio(value)
+            elif key == "annotations":
+                if not isinstance(value, list):
+                    raise fail(f"the delta's annotations is not a list: {short(value)}")
+                self._extra.setdefault("annotations", []).extend(value)
+            else:
+                self._extra[key] = value  # a field this version does not know: kept as sent
+
+    def _audio(self, piece: dict[str, Any]) -> None:
+        """Output audio arrives in pieces: base64 data and transcript grow, the rest is set."""
+        audio = self._extra.setdefault("audio", {})
+        for key, value in piece.items():
+            if key in ("data", "transcript") and isinstance(value, str):
+                audio[key] = audio.get(key, "") + value
+            elif value is not None:
+                audio[key] = value
+
+    def _call(self, call: object, number: int, fail: Any, deltas: list[Delta]) -> None:
         if not isinstance(call, dict) or type(call.get("index")) is not int:
             raise fail(f"a tool-call delta without an integer index: {short(call)}")
         at: int = call["index"]
-        function = call.get("function")
-        if function is None:
-            function = {}
-        elif not isinstance(function, dict):
-            raise fail(f"tool call {at}: 'function' is not an object: {short(function)}")
-        arguments = function.get("arguments")
-        if arguments is None:
-            arguments = ""
-        elif not isinstance(arguments, str):
-            raise fail(f"tool call {at}: the arguments are not text: {short(arguments)}")
-        call_id = call.get("id")
-        name = function.get("name")
         known = self._calls.get(at)
+        kind = call.get("type") or (known.kind if known is not None else "function")
+        if not isinstance(kind, str):
+            raise fail(f"tool call {at}: the type is not text: {short(kind)}")
+        inner = call.get(kind)
+        if inner is None:
+            inner = {}
+        elif not isinstance(inner, dict):
+            raise fail(f"tool call {at}: {kind!r} is not an object: {short(inner)}")
+        name = inner.get("name")
+        if name is not None and not isinstance(name, str):
+            raise fail(f"tool call {at}: the name is not text: {short(name)}")
+        if kind == "function" and not isinstance(inner.get("arguments", ""), (str, type(None))):
+            raise fail(f"tool call {at}: the arguments are not text: {short(inner['arguments'])}")
+        call_id = call.get("id")
         if known is None:
             if not isinstance(call_id, str) or not isinstance(name, str):
                 raise fail(f"tool call {at} starts without an id and a name")
-            kind = call.get("type") or "function"
-            if kind != "function":
-                raise fail(f"a {short(kind, 40)} tool call has no place in a convtypes message")
-            self._calls[at] = (call_id, name, [arguments], number)
-        else:
-            if call_id is not None and call_id != known[0]:
-                raise fail(f"tool call {at} changes its id")
-            if name is not None and not isinstance(name, str):
-                raise fail(f"tool call {at}: the name is not text: {short(name)}")
-            known[2].append(arguments)
+            position = sum(1 for other in self._calls.values() if other.kind == "function")
+            known = self._calls[at] = _Call(call_id, kind, position, number)
+            if kind == "function":
+                deltas.append(ToolCallStart(index=position, id=call_id, name=name))
+        elif call_id is not None and call_id != known.call_id:
+            raise fail(f"tool call {at} changes its id")
+        elif kind != known.kind:
+            raise fail(f"tool call {at} changes its type")
+        piece = known.grow(inner)
+        if piece and kind == "function":
+            deltas.append(ToolCallDelta(index=known.position, arguments=piece))
+
+    def _message(self, final: bool) -> dict[str, Any]:
+        """The message so far, as a non-streamed response would hold it."""
+        message: dict[str, Any] = {"role": "assistant"}
+        # A field no delta spelled out stays null, as in the whole message.
+        message["content"] = "".join(self._content) if self._content else None
+        if self._refusal:
+            message["refusal"] = "".join(self._refusal)
+        calls = [self._calls[at] for at in sorted(self._calls)]
+        if not final:
+            # Only the calls whose arguments are whole: a later call has
+            # begun, or the text so far is already a complete object.
+            calls = [
+                call for number, call in enumerate(calls) if number < len(calls) - 1 or _whole(call)
+            ]
+        if calls:
+            message["tool_calls"] = [call.raw() for call in calls]
+        reasoning = "".join(self._reasoning)
+        if reasoning:
+            message["reasoning_content"] = reasoning
+        message.update(self._extra)
+        return message
 
     def _messages(self, final: bool) -> list[Message]:
-        calls: list[ToolCall] = []
-        for at in sorted(self._calls):
-            call_id, name, pieces, started = self._calls[at]
-            where = f"tool call {at} (started in chunk {started})"
+        cut = self._reason == "length" or not final
+        if final:
+            self._check_arguments(cut)
+        return _read_message(self._message(final), cut, "the streamed message")
+
+    def _check_arguments(self, cut: bool) -> None:
+        """Refuse a call whose argument text is not an object, naming where it began."""
+        order = sorted(self._calls)
+        for at in order:
+            call = self._calls[at]
+            if call.kind != "function" or (cut and at == order[-1]):
+                continue
             try:
-                arguments = parse_arguments("".join(pieces))
+                parse_arguments(call.arguments())
             except ValueError as err:
-                raise StreamError(f"{where}: {err}", started, None) from None
-            try:
-                calls.append(tool_call(call_id, name, arguments, where))
-            except ResponseError as err:
-                raise StreamError(str(err), started, None) from err
-        return [_assistant("".join(self._content), "".join(self._refusal), calls)]
+                raise StreamError(
+                    f"tool call {at} (started in chunk {call.started}): {err}", call.started, None
+                ) from None
+
+    def _reply(self, messages: list[Message]) -> Reply:
+        return _reply(messages, self._reason, self._usage, self._facts)
+
+
+def _whole(call: _Call) -> bool:
+    """Whether a call's arguments are complete: a function's whose text is a whole object."""
+    text = call.arguments()
+    if call.kind != "function" or text == "" or text.isspace():
+        return False
+    try:
+        parse_arguments(text)
+    except ValueError:
+        return False
+    return True
