@@ -87,7 +87,8 @@ def plain(value: object, what: str) -> dict[str, Any]:
         raise ResponseError(
             f"expected {what} as a dict or an SDK object, got {type(value).__name__}"
         )
-    result = dump(mode="json", exclude_unset=True, by_alias=True)
+    # warnings=False: a field the SDK adds (a parsed answer) may not serialise cleanly.
+    result = dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
     if not isinstance(result, dict):  # pragma: no cover - pydantic models dump to dicts
         raise ResponseError(f"{what} did not dump to a JSON object")
     return result

@@ -217,12 +217,7 @@ class _Kept:
     __slots__ = ("call_ids", "text")
 
     def __init__(self, item: dict[str, Any]) -> None:
-        content = item.get("content")
-        refusal = item.get("refusal")
-        if isinstance(content, str) and content:
-            self.text = content
-        else:
-            self.text = refusal if isinstance(refusal, str) else ""
+        self.text = _said(item)
         calls = item.get("tool_calls")
         self.call_ids = {
             call["id"]
@@ -420,10 +415,9 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
     there is no other. A call cut off at the token limit is not a call a
     backend could run: it stays only in the kept message.
     """
-    content = field(message, "content", str, where, None) or ""
-    refusal = field(message, "refusal", str, where, None) or ""
+    for key, kind in (("content", str), ("refusal", str), ("audio", dict)):
+        field(message, key, kind, where, None)  # a wrong type is refused, naming the field
     raw_calls = field(message, "tool_calls", list, where, None) or []
-    audio = field(message, "audio", dict, where, None)
     thought = _reasoning_text(message, where)
     calls: list[ToolCall] = []
     for number, raw in enumerate(raw_calls):
@@ -436,10 +430,7 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
             raise
         if call is not None:
             calls.append(call)
-    text = content or refusal
-    if not text and audio is not None:
-        transcript = audio.get("transcript")
-        text = transcript if isinstance(transcript, str) else ""
+    text = _said(message)
     thinking = (ThinkingBlock(text=thought),) if thought else ()
     assistant = built(
         lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=thinking), where
@@ -450,6 +441,16 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
     item["role"] = "assistant"
     kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
     return [kept, assistant]
+
+
+def _said(message: dict[str, Any]) -> str:
+    """The turn's words: its text, else its refusal, else the transcript of its audio."""
+    for text in (message.get("content"), message.get("refusal")):
+        if isinstance(text, str) and text:
+            return text
+    audio = message.get("audio")
+    transcript = audio.get("transcript") if isinstance(audio, dict) else None
+    return transcript if isinstance(transcript, str) else ""
 
 
 def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
