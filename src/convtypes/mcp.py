@@ -64,10 +64,11 @@ __all__ = [
 ERROR_MARK: Final = "[tool error] The tool reported that this call failed."
 """The first line of the text of a result that has ``isError: true``.
 
-The provider request has no field for a failed call that every dialect can
-fill, so the mark is part of the text, on a line of its own, and the
-server's text follows it. It is as trustworthy as the server's flag: a server
-can write the same words into a result it marks as a success.
+A ``ToolResultMessage`` has no field for a failed call, and two of the four
+providers have none in their requests either, so the mark is part of the
+text, on a line of its own, with the server's text after it. It is as
+trustworthy as the server's flag: a server can write the same words into a
+result it marks as a success.
 """
 
 STRUCTURED_HEADER: Final = "Structured content (JSON):"
@@ -206,7 +207,7 @@ def _json_text(value: Any, path: list[str | int]) -> str:
     """``structuredContent`` (at ``path``) as compact JSON text, its key order kept."""
     if isinstance(value, (dict, list)):
         try:
-            check_json(value, MAX_DEPTH - 1, "structuredContent")
+            check_json(value, MAX_DEPTH, "structuredContent")
         except WireError as err:
             # check_json names the place from the field down; put the
             # result's own place in front.
@@ -516,7 +517,7 @@ def tool_spec(tool: object, *, name: str | None = None) -> ToolSpec:
     description = _get(data, "description", str, [], required=False)
     schema = _get(data, "inputSchema", dict, [])
     try:
-        check_json(schema, MAX_DEPTH - 1, "inputSchema")
+        check_json(schema, MAX_DEPTH, "inputSchema")
     except WireError as err:
         raise MCPError(err.reason, err.path) from None
     return ToolSpec(name=name or tool_name, description=description or "", parameters=schema)
