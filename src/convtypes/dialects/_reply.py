@@ -2,7 +2,11 @@
 
 These are the same for every dialect, so one loop over a stream and one
 read of a reply serve all providers. They are plain frozen Structs: cheap to
-make once per streamed event, and safe to hand to another thread.
+make once per streamed event, and safe to hand to another thread. Unlike the
+wire types, the deltas also take their fields by position
+(``TextDelta("hi")``) and match by position (``case TextDelta(text)``): a
+dialect makes one for nearly every event, and a positional call is the
+cheaper one.
 """
 
 from __future__ import annotations
@@ -105,19 +109,19 @@ class Reply(Struct, frozen=True, kw_only=True):
 # --- deltas -------------------------------------------------------------------
 
 
-class TextDelta(Struct, frozen=True, kw_only=True, gc=False):
+class TextDelta(Struct, frozen=True, gc=False):
     """More of the answer's text, to show as it arrives."""
 
     text: str
 
 
-class ThinkingDelta(Struct, frozen=True, kw_only=True, gc=False):
+class ThinkingDelta(Struct, frozen=True, gc=False):
     """More of the model's reasoning (or its summary), to show as it arrives."""
 
     text: str
 
 
-class ToolCallStart(Struct, frozen=True, kw_only=True, gc=False):
+class ToolCallStart(Struct, frozen=True, gc=False):
     """A tool call begins.
 
     ``index`` is the call's position in the reply's ``tool_calls``, the
@@ -130,7 +134,7 @@ class ToolCallStart(Struct, frozen=True, kw_only=True, gc=False):
     name: str
 
 
-class ToolCallDelta(Struct, frozen=True, kw_only=True, gc=False):
+class ToolCallDelta(Struct, frozen=True, gc=False):
     """A piece of the JSON text of call ``index``'s arguments.
 
     The pieces of one call, joined, are its arguments as the provider sent

@@ -667,12 +667,15 @@ class Accumulator(StreamReader):
         self._facts: dict[str, Any] = {}
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
-        if kind == "chunk":
-            event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
-        elif kind in _HELPER_EVENTS:
-            return []
-        data = plain(event, "a chunk")
+        if type(event) is dict and "choices" in event:
+            data = event  # a raw chunk as JSON: the common case, checked first
+        else:
+            kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+            if kind == "chunk":
+                event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
+            elif kind in _HELPER_EVENTS:
+                return []
+            data = plain(event, "a chunk")
 
         def fail(reason: str) -> StreamError:
             return StreamError(f"chunk {number}: {reason}", number, event)
@@ -696,7 +699,14 @@ class Accumulator(StreamReader):
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 raise fail("the choice has no delta")
-            self._delta(delta, number, fail, deltas)
+            if len(delta) == 1 and type(delta.get("content")) is str:
+                # Most chunks bring a piece of text and nothing else.
+                text = delta["content"]
+                self._content.append(text)
+                if text:
+                    deltas.append(TextDelta(text))
+            else:
+                self._delta(delta, number, fail, deltas)
             reason = choice.get("finish_reason")
             if reason is not None:
                 if not isinstance(reason, str):
@@ -714,13 +724,13 @@ class Accumulator(StreamReader):
                     raise fail(f"the delta's {key!r} is not text: {short(value)}")
                 (self._content if key == "content" else self._refusal).append(value)
                 if value:
-                    deltas.append(TextDelta(text=value))
+                    deltas.append(TextDelta(value))
             elif key in _REASONING_KEYS:
                 if not isinstance(value, str):
                     raise fail(f"the delta's {key!r} is not text: {short(value)}")
                 self._reasoning.append(value)
                 if value:
-                    deltas.append(ThinkingDelta(text=value))
+                    deltas.append(ThinkingDelta(value))
             elif key == "tool_calls":
                 if not isinstance(value, list):
                     raise fail(f"the delta's tool_calls is not a list: {short(value)}")
@@ -771,14 +781,14 @@ class Accumulator(StreamReader):
             position = sum(1 for other in self._calls.values() if other.kind == "function")
             known = self._calls[at] = _Call(call_id, kind, position, number)
             if kind == "function":
-                deltas.append(ToolCallStart(index=position, id=call_id, name=name))
+                deltas.append(ToolCallStart(position, call_id, name))
         elif call_id is not None and call_id != known.call_id:
             raise fail(f"tool call {at} changes its id")
         elif kind != known.kind:
             raise fail(f"tool call {at} changes its type")
         piece = known.grow(inner)
         if piece and kind == "function":
-            deltas.append(ToolCallDelta(index=known.position, arguments=piece))
+            deltas.append(ToolCallDelta(known.position, piece))
 
     def _message(self, final: bool) -> dict[str, Any]:
         """The message so far, as a non-streamed response would hold it."""
