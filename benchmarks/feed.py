@@ -222,7 +222,7 @@ def openai_responses_stream() -> list[dict[str, Any]]:
             "output_index": 0,
             "item_id": "msg_1",
             "content_index": 0,
-            "part": message["content"][0],  # type: ignore[index]
+            "part": message["content"][0],
         },
         {"type": "response.output_item.done", "output_index": 0, "item": message},
         {
