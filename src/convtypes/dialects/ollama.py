@@ -527,6 +527,10 @@ def _reply(messages: list[Message], reason: str | None, data: dict[str, Any]) ->
 # --- streams ------------------------------------------------------------------
 
 
+class _Malformed(Exception):
+    """A chunk's fault, raised inside the Accumulator and named with the chunk at its edge."""
+
+
 class Accumulator(StreamReader):
     """Builds the messages of a streamed ``/api/chat`` reply.
 
@@ -557,19 +561,20 @@ class Accumulator(StreamReader):
         self._model: str | None = None
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        data = plain(event, "a chunk")
+        try:
+            return self._chunk(plain(event, "a chunk"))
+        except _Malformed as err:
+            raise StreamError(f"chunk {number}: {err}", number, event) from None
 
-        def fail(reason: str) -> StreamError:
-            return StreamError(f"chunk {number}: {reason}", number, event)
-
+    def _chunk(self, data: dict[str, Any]) -> list[Delta]:
         if self._finished:
-            raise fail("more after the last chunk (done: true)")
+            raise _Malformed("more after the last chunk (done: true)")
         error = data.get("error")
         if error is not None:
-            raise fail(f"the server reported an error: {label(error, 200)}")
+            raise _Malformed(f"the server reported an error: {label(error, 200)}")
         done = data.get("done", False)
         if not isinstance(done, bool):
-            raise fail(f"'done' is not true or false: {short(done)}")
+            raise _Malformed(f"'done' is not true or false: {short(done)}")
         if self._model is None:
             model = data.get("model")
             if isinstance(model, str):
@@ -578,62 +583,62 @@ class Accumulator(StreamReader):
         message = data.get("message")
         if message is not None:
             if not isinstance(message, dict):
-                raise fail(f"the message is not an object: {short(message)}")
-            self._message(message, number, fail, deltas)
+                raise _Malformed(f"the message is not an object: {short(message)}")
+            self._message(message, deltas)
         if done:
             reason = data.get("done_reason")
             if reason is not None and not isinstance(reason, str):
-                raise fail(f"the done_reason is not text: {short(reason)}")
+                raise _Malformed(f"the done_reason is not text: {short(reason)}")
             self._reason = reason
             self._last = data
             self._finished = True
         return deltas
 
-    def _message(
-        self, message: dict[str, Any], number: int, fail: Any, deltas: list[Delta]
-    ) -> None:
+    def _message(self, message: dict[str, Any], deltas: list[Delta]) -> None:
         for key, value in message.items():
             if value is None:
                 continue
             if key == "content":
                 if not isinstance(value, str):
-                    raise fail(f"the message's content is not text: {short(value)}")
+                    raise _Malformed(f"the message's content is not text: {short(value)}")
                 if value:
                     self._content.append(value)
                     deltas.append(TextDelta(text=value))
             elif key == "thinking":
                 if not isinstance(value, str):
-                    raise fail(f"the message's thinking is not text: {short(value)}")
+                    raise _Malformed(f"the message's thinking is not text: {short(value)}")
                 if value:
                     self._thinking.append(value)
                     deltas.append(ThinkingDelta(text=value))
             elif key == "role":
                 if not isinstance(value, str):
-                    raise fail(f"the message's role is not text: {short(value)}")
+                    raise _Malformed(f"the message's role is not text: {short(value)}")
                 self._role = value
             elif key == "tool_calls":
                 if not isinstance(value, list):
-                    raise fail(f"the message's tool_calls is not a list: {short(value)}")
+                    raise _Malformed(f"the message's tool_calls is not a list: {short(value)}")
                 for call in value:
-                    self._call(call, fail, deltas)
+                    self._call(call, deltas)
             else:
                 self._other(key, value)
 
-    def _call(self, call: object, fail: Any, deltas: list[Delta]) -> None:
+    def _call(self, call: object, deltas: list[Delta] | None) -> None:
+        """Take a call, whole; ``deltas`` gets its start and its arguments' JSON text."""
         position = len(self._calls)
         try:
             call_id, name, arguments = _call_parts(call, f"tool_calls[{position}]")
         except ResponseError as err:
-            raise fail(str(err)) from None
+            raise _Malformed(str(err)) from None
         self._calls.append(call)
         if arguments is None:
             return  # kept with the message, but no call to run
         at = self._readable
         self._readable += 1
-        deltas.append(ToolCallStart(index=at, id=call_id, name=name))
-        sent = call["function"].get("arguments")  # type: ignore[index]
-        text = sent if isinstance(sent, str) else arguments_json(arguments)
-        deltas.append(ToolCallDelta(index=at, arguments=text))
+        if deltas is not None:
+            deltas.append(ToolCallStart(index=at, id=call_id, name=name))
+            sent = call["function"].get("arguments")  # type: ignore[index]
+            text = sent if isinstance(sent, str) else arguments_json(arguments)
+            deltas.append(ToolCallDelta(index=at, arguments=text))
 
     def _other(self, key: str, value: Any) -> None:
         """A message field with no meaning here: text and lists grow, the rest is set."""
