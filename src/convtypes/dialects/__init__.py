@@ -25,8 +25,8 @@ cannot offer.
 
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
-:mod:`~convtypes.dialects.openai_responses` and
-:mod:`~convtypes.dialects.gemini`. They need nothing but convtypes and the
+:mod:`~convtypes.dialects.openai_responses`,
+:mod:`~convtypes.dialects.gemini` and :mod:`~convtypes.dialects.ollama`. They need nothing but convtypes and the
 standard library; ``import convtypes`` does not import them.
 """
 
