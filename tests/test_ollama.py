@@ -1451,7 +1451,7 @@ def test_every_python_block_of_the_docs_runs(number: int, tmp_path: Path) -> Non
 
 
 def test_an_iterator_of_messages_is_accepted() -> None:
-    transcript = [ct.UserMessage(content="q"), ct.AssistantMessage(content="a")]
+    transcript: list[ct.Message] = [ct.UserMessage(content="q"), ct.AssistantMessage(content="a")]
     assert ollama.to_request(iter(transcript)) == ollama.to_request(transcript)
 
 
