@@ -41,6 +41,9 @@ from test_dialects_responses import (
     responses_output,
     responses_response,
 )
+from test_ollama import chunks as ollama_chunks
+from test_ollama import message as ollama_message
+from test_ollama import response as ollama_response
 
 import convtypes as ct
 from convtypes.dialects import (
@@ -49,6 +52,7 @@ from convtypes.dialects import (
     StreamError,
     anthropic,
     gemini,
+    ollama,
     openai_chat,
     openai_responses,
 )
@@ -56,6 +60,7 @@ from convtypes.dialects import (
 sdk_anthropic = pytest.importorskip("anthropic")
 sdk_openai = pytest.importorskip("openai")
 genai_types = pytest.importorskip("google.genai.types")
+sdk_ollama = pytest.importorskip("ollama")
 
 from pydantic import TypeAdapter  # noqa: E402  (after the SDKs)
 
@@ -86,6 +91,8 @@ _CHAT_EVENTS[1:1] = [
 _RESPONSES = responses_response(responses_output("why", "Hello", _CALLS))
 _GEMINI_PARTS = gemini_parts("hmm", "Hello", _CALLS, b"sig")
 _GEMINI = gemini_response(_GEMINI_PARTS)
+# Without call ids: the ollama package has no field for them, and the SDK form must agree.
+_OLLAMA = ollama_response(ollama_message("Hello", "hmm", _CALLS, ids=False))
 
 Seed = tuple[ModuleType, Any, list[Any], Callable[[Any], Any], Callable[[Any], Any]]
 
@@ -123,6 +130,13 @@ SEEDS: dict[str, Seed] = {
         gemini_chunks(_GEMINI_PARTS, _two),
         genai_types.GenerateContentResponse.model_validate,
         genai_types.GenerateContentResponse.model_validate,
+    ),
+    "ollama": (
+        ollama,
+        _OLLAMA,
+        ollama_chunks(_OLLAMA, _two),
+        sdk_ollama.ChatResponse.model_validate,
+        sdk_ollama.ChatResponse.model_validate,
     ),
 }
 NAMES = sorted(SEEDS)

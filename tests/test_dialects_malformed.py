@@ -15,6 +15,7 @@ from convtypes.dialects import (
     StreamError,
     anthropic,
     gemini,
+    ollama,
     openai_chat,
     openai_responses,
 )
@@ -694,6 +695,13 @@ def _tool_responses(arguments: Any) -> dict[str, Any]:
             "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": text}]
         },
         "gemini": _candidate([{"functionCall": {"name": "f", "args": arguments}}], "STOP"),
+        "ollama": {
+            "message": {
+                "role": "assistant",
+                "tool_calls": [{"function": {"name": "f", "arguments": arguments}}],
+            },
+            "done": True,
+        },
     }
 
 
@@ -702,6 +710,7 @@ READERS = {
     "openai_chat": openai_chat,
     "openai_responses": openai_responses,
     "gemini": gemini,
+    "ollama": ollama,
 }
 
 

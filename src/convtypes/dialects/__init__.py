@@ -25,9 +25,10 @@ cannot offer.
 
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
-:mod:`~convtypes.dialects.openai_responses` and
-:mod:`~convtypes.dialects.gemini`. They need nothing but convtypes and the
-standard library; ``import convtypes`` does not import them.
+:mod:`~convtypes.dialects.openai_responses`,
+:mod:`~convtypes.dialects.gemini` and :mod:`~convtypes.dialects.ollama`.
+They need nothing but convtypes and the standard library; ``import
+convtypes`` does not import them.
 """
 
 from ._errors import (
