@@ -34,7 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BASELINE = "900d624"  # the last commit whose feed returned nothing
-DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini")
+DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama")
 TEXT_DELTAS = 300
 ARGUMENT_PIECES = 40
 
@@ -280,11 +280,31 @@ def gemini_stream() -> list[dict[str, Any]]:
     return events
 
 
+def ollama_stream() -> list[dict[str, Any]]:
+    def chunk(message: dict[str, Any], done: bool = False) -> dict[str, Any]:
+        return {
+            "model": "qwen3",
+            "created_at": "2026-12-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "", **message},
+            "done": done,
+        }
+
+    events = [chunk({"thinking": t}) for t in _pieces(_THOUGHT, 30)]
+    events += [chunk({"content": t}) for t in _pieces(_TEXT, TEXT_DELTAS)]
+    call = {"function": {"name": "weather", "arguments": json.loads(_ARGUMENTS)}}
+    events.append(chunk({"tool_calls": [call]}))
+    last = chunk({}, done=True)
+    last.update(done_reason="stop", prompt_eval_count=120, eval_count=400)
+    events.append(last)
+    return events
+
+
 STREAMS = {
     "anthropic": anthropic_stream,
     "openai_chat": openai_chat_stream,
     "openai_responses": openai_responses_stream,
     "gemini": gemini_stream,
+    "ollama": ollama_stream,
 }
 
 
@@ -357,7 +377,10 @@ def run(quick: bool, baseline: str = BASELINE) -> str:
         for dialect in DIALECTS:
             events = STREAMS[dialect]()
             now = importlib.import_module(f"convtypes.dialects.{dialect}")
-            then = importlib.import_module(f"{before}.dialects.{dialect}") if before else None
+            try:
+                then = importlib.import_module(f"{before}.dialects.{dialect}") if before else None
+            except ImportError:
+                then = None  # a dialect the baseline did not have
             times: dict[str, list[float]] = {"before": [], "ignored": [], "used": []}
             for _ in range(rounds):
                 if then is not None:

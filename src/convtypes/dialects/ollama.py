@@ -603,13 +603,13 @@ class Accumulator(StreamReader):
                     raise _Malformed(f"the message's content is not text: {short(value)}")
                 if value:
                     self._content.append(value)
-                    deltas.append(TextDelta(text=value))
+                    deltas.append(TextDelta(value))
             elif key == "thinking":
                 if not isinstance(value, str):
                     raise _Malformed(f"the message's thinking is not text: {short(value)}")
                 if value:
                     self._thinking.append(value)
-                    deltas.append(ThinkingDelta(text=value))
+                    deltas.append(ThinkingDelta(value))
             elif key == "role":
                 if not isinstance(value, str):
                     raise _Malformed(f"the message's role is not text: {short(value)}")
@@ -635,10 +635,10 @@ class Accumulator(StreamReader):
         at = self._readable
         self._readable += 1
         if deltas is not None:
-            deltas.append(ToolCallStart(index=at, id=call_id, name=name))
+            deltas.append(ToolCallStart(at, call_id, name))
             sent = call["function"].get("arguments")  # type: ignore[index]
             text = sent if isinstance(sent, str) else arguments_json(arguments)
-            deltas.append(ToolCallDelta(index=at, arguments=text))
+            deltas.append(ToolCallDelta(at, text))
 
     def _other(self, key: str, value: Any) -> None:
         """A message field with no meaning here: text and lists grow, the rest is set."""
