@@ -24,8 +24,8 @@ from typing import Any
 from _recorded import Outcome, jest_snapshots, sse_events
 
 import convtypes as ct
-from convtypes.dialects import ThinkingDelta, ToolCallDelta, openai_responses
 from convtypes.dialects import TextDelta as Text
+from convtypes.dialects import ThinkingDelta, ToolCallDelta, openai_responses
 
 
 def no_nulls(value: Any) -> Any:
@@ -118,9 +118,7 @@ def check_stream(out: Outcome, name: str, events: list[dict[str, Any]]) -> None:
         openai_responses.from_response(final.model_dump()) == messages,
         f"{name}: from_response(final.model_dump()) differs",
     )
-    out.check(
-        openai_responses.read_reply(final) == reply, f"{name}: read_reply(final) != reply()"
-    )
+    out.check(openai_responses.read_reply(final) == reply, f"{name}: read_reply(final) != reply()")
     print(
         f"  {name}: {reply.stop_reason} ({reply.provider_stop_reason}), "
         f"{len(messages)} message(s), usage {reply.usage.input_tokens}/"
@@ -141,9 +139,7 @@ def check_response(out: Outcome, name: str, data: dict[str, Any]) -> None:
     response = Response.model_validate(data)
     out.check(openai_responses.from_response(response) == messages, f"{name}: SDK object differs")
     parsed = parse_response(text_format=omit, input_tools=omit, response=response)
-    out.check(
-        openai_responses.from_response(parsed) == messages, f"{name}: ParsedResponse differs"
-    )
+    out.check(openai_responses.from_response(parsed) == messages, f"{name}: ParsedResponse differs")
     out.check(
         openai_responses.from_response(parsed.model_dump()) == messages,
         f"{name}: ParsedResponse.model_dump() differs",
