@@ -268,6 +268,16 @@ def stream_of(
                     if key == "text":
                         event["logprobs"] = []
                     events.append(event)
+                if key == "text":  # as the recorded streams do; it repeats the text
+                    events.append(
+                        {
+                            "type": "response.output_text.done",
+                            **base,
+                            "content_index": position,
+                            "text": part["text"],
+                            "logprobs": [],
+                        }
+                    )
         elif kind == "reasoning":
             events.append(
                 {
@@ -774,6 +784,23 @@ def test_a_parsed_response_reads_as_the_wire_without_the_sdks_fields() -> None:
     sent = replay(expected.messages)
     assert sent == output
     assert "parsed" not in json.dumps(sent)
+    # The same through the stream helper that parses: its text-done and
+    # completed events carry the parsed values, and are read without them.
+    state: Any = ResponseStreamState(input_tools=[strict_tool], text_format=Answer)
+    helped = [
+        helper_event
+        for event in stream_of(wire)
+        for helper_event in state.handle_event(
+            construct_type(type_=ResponseStreamEvent, value=event)
+        )
+    ]
+    answer = Answer(city="Stavanger", height_m=27)
+    assert any(getattr(event, "parsed", None) == answer for event in helped)
+    assert helped[-1].response.output[0].content[0].parsed == answer
+    assert helped[-1].response.output[1].parsed_arguments == {"city": "Oslo"}
+    accumulator, _ = feed(helped)
+    assert accumulator.reply() == expected
+    assert openai_responses.read_reply(state._completed_response) == expected
 
 
 def test_items_stored_with_the_sdks_fields_go_out_without_them() -> None:
