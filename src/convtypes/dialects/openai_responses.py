@@ -383,7 +383,7 @@ def _parameters(spec: ToolSpec) -> dict[str, Any]:
         target = _definition(schema, ref)
         if target is None:
             raise ToolSchemaError(
-                f"tool {spec.name!r}: the root $ref {ref!r:.80} names no definition "
+                f"tool {spec.name!r}: the root $ref {short(ref)} names no definition "
                 "inside the schema",
                 spec.name,
                 pointer(["$ref"]),
@@ -703,6 +703,11 @@ def _copy(value: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _whole(event: object, data: dict[str, Any] | None) -> dict[str, Any]:
+    """The event as JSON: ``data`` if it was a dict, else the SDK object dumped."""
+    return data if data is not None else plain(event, "an event")
+
+
 def _whole_deltas(item: dict[str, Any], call: int | None) -> list[Delta]:
     """The deltas of an item that arrived whole, with no delta before it."""
     kind = item.get("type")
@@ -784,17 +789,16 @@ class Accumulator(StreamReader):
         if kind == _ARGUMENTS_DELTA:
             return self._arguments(number, event, kind, data)
         if kind in _PART_ADDED:
-            data = data if data is not None else plain(event, "an event")
-            self._part(number, event, kind, data)
+            self._part(number, event, kind, _whole(event, data))
             return []
         if kind == _ADDED:
-            return self._added(number, event, kind, data or plain(event, "an event"))
+            return self._added(number, event, kind, _whole(event, data))
         if kind == _DONE:
-            return self._done(number, event, kind, data or plain(event, "an event"))
+            return self._done(number, event, kind, _whole(event, data))
         if kind in _ENDS:
-            self._end_with(number, event, kind, data or plain(event, "an event"))
+            self._end_with(number, event, kind, _whole(event, data))
         elif kind in _FAILURES:
-            data = data or plain(event, "an event")
+            data = _whole(event, data)
             what = short(data.get("error") or data, 200)
             raise self._fail(number, event, kind, f"the provider reported an error: {what}")
         elif kind in _STARTS:
