@@ -327,6 +327,61 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         "output item 0 is already done",
         2,
     ),
+    (
+        "r-call-without-name",
+        openai_responses.Accumulator,
+        [{**ADDED_CALL, "item": {"type": "function_call", "call_id": "c", "arguments": ""}}],
+        r"event 0 \(response.output_item.added\): output item 0: a function call without",
+        0,
+    ),
+    (
+        "r-delta-not-text",
+        openai_responses.Accumulator,
+        [
+            ADDED_MESSAGE,
+            {
+                "type": "response.content_part.added",
+                "output_index": 0,
+                "content_index": 0,
+                "part": {"type": "output_text", "text": ""},
+            },
+            {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": 5,
+            },
+        ],
+        "event 2 .*the delta is not text: 5",
+        2,
+    ),
+    (
+        "r-reasoning-text-without-part",
+        openai_responses.Accumulator,
+        [
+            {**ADDED_MESSAGE, "item": {"type": "reasoning", "summary": []}},
+            {
+                "type": "response.reasoning_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": "x",
+            },
+        ],
+        "content_index 0 names no part of output item 0",
+        1,
+    ),
+    (
+        "r-completed-as-failed",
+        openai_responses.Accumulator,
+        [
+            {
+                "type": "response.completed",
+                "response": {"status": "failed", "error": {"code": "x"}, "output": []},
+            }
+        ],
+        r"event 0: the response failed: \{'code': 'x'\}",
+        0,
+    ),
     # Gemini
     (
         "g-part-not-object",
@@ -458,6 +513,24 @@ RESPONSES: list[tuple[str, Callable[[Any], Any], Any, str]] = [
         openai_responses.from_response,
         {"output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "[]"}]},
         r"output\[0\]: arguments are JSON but not an object",
+    ),
+    (
+        "r-reasoning-content-number",
+        openai_responses.from_response,
+        {"output": [{"type": "reasoning", "summary": [], "content": 5}]},
+        r"output\[0\]: 'content' should be list",
+    ),
+    (
+        "r-call-without-call-id",
+        openai_responses.from_response,
+        {"output": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
+        r"output\[0\]: missing 'call_id'",
+    ),
+    (
+        "r-summary-part-not-object",
+        openai_responses.from_response,
+        {"output": [{"type": "reasoning", "summary": ["x"]}]},
+        r"output\[0\].summary\[0\]: expected an object",
     ),
     (
         "g-call-id-not-text",

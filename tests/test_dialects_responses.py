@@ -911,12 +911,14 @@ def test_responses_stream_errors_name_the_event() -> None:
     orphan[delta_at] = {**events[delta_at], "output_index": 42}
     with pytest.raises(StreamError, match=r"\(response.function_call_arguments.delta\): .*42"):
         _accumulate(openai_responses.Accumulator(), orphan)
-    # The item is never done: its arguments never complete.
+    # The item is never done, and the end does not list the output: its
+    # arguments never complete. (An end that lists it is read from it.)
     unfinished = [
         e
         for e in events
         if not (e["type"] == "response.output_item.done" and e["output_index"] == 3)
     ]
+    unfinished[-1] = {**unfinished[-1], "response": {**response, "output": None}}
     with pytest.raises(StreamError, match="output item 3 was never done"):
         _accumulate(openai_responses.Accumulator(), unfinished)
     # The done item disagrees with the streamed deltas.

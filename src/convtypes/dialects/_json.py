@@ -78,7 +78,10 @@ def plain(value: object, what: str) -> dict[str, Any]:
     wire names (a field the SDK calls ``from_`` is ``from`` on the wire),
     which for one parsed from the API is the JSON the API sent, plus any
     field the SDK itself adds (``parsed`` and the like), which each dialect
-    removes where it keeps content.
+    removes where it keeps content. Pydantic's serialization warnings are
+    off: objects the SDK builds without validation (its stream helpers')
+    make it warn of union members it did not expect, which says nothing
+    about the JSON, and building each warning's text costs more than the dump.
     """
     if isinstance(value, dict):
         return value
@@ -87,7 +90,6 @@ def plain(value: object, what: str) -> dict[str, Any]:
         raise ResponseError(
             f"expected {what} as a dict or an SDK object, got {type(value).__name__}"
         )
-    # warnings=False: a field the SDK adds (a parsed answer) may not serialise cleanly.
     result = dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
     if not isinstance(result, dict):  # pragma: no cover - pydantic models dump to dicts
         raise ResponseError(f"{what} did not dump to a JSON object")

@@ -1,18 +1,56 @@
 """The OpenAI Responses API.
 
-``to_request`` builds ``{"input": [...]}``; ``from_response`` and
-:class:`Accumulator` turn a ``Response``, or its stream of events, into two
-messages: a ``ProviderOutputItemsMessage`` holding every output item as the
-API sent it, then the ``AssistantMessage`` read from those items (its text,
-its function calls, its reasoning summaries as unsigned thinking).
+``to_request`` builds ``{"input": [...]}``; ``tools_to_request`` the
+``tools`` and ``tool_choice`` fields; ``from_response``, ``read_reply`` and
+:class:`Accumulator` turn a ``Response``, or its stream of events (raw, or
+the SDK's ``responses.stream()`` helper events), into two messages: a
+``ProviderOutputItemsMessage`` holding every output item as the API sent it,
+then the ``AssistantMessage`` read from those items (its text, its function
+calls, its reasoning summaries and reasoning text as unsigned thinking).
 
-The items are the provider's state (encrypted reasoning, server tool
-calls): they go back verbatim and in place. The assistant message is what
-every other dialect reads. So that nothing goes out twice, an assistant
-message right after ``openai-responses`` items sends only what the items do
-not already carry: its text unless it is the text the items hold (their
-output text, or their refusal when they have no output text), and its calls
-whose ``call_id`` the items do not hold.
+The items are the provider's state (ids, encrypted reasoning, server tool
+calls, annotations): they go back verbatim and in place. The assistant
+message is what every other dialect reads. The items are kept for every
+reply, even one the assistant message alone could carry: an output item
+always has an id and a status that the flat message has no place for, so a
+reply is always these two messages. So that nothing goes out twice, an
+assistant message right after ``openai-responses`` items sends only what the
+items do not already carry: its text unless it is the text the items hold
+(their output text, or their refusal when they have no output text), and
+its calls whose ``call_id`` the items do not hold.
+
+Reading:
+
+- Fields the openai SDK adds to what the API sent (``parsed`` on the text
+  parts and ``parsed_arguments`` on the function calls of a
+  ``ParsedResponse``, from ``responses.parse()`` or
+  ``stream().get_final_response()``) are left out of the items; the API
+  refuses them as input. ``to_request`` leaves them out of items stored by
+  an older version too.
+- A function call that never completed (status ``incomplete``, or cut at
+  the token limit with arguments that are not whole JSON) is no
+  ``ToolCall``: it stays in the items only, and goes back with them.
+- A ``failed`` response raises ``ResponseError`` with the provider's error.
+
+The facts of a reply (``read_reply``, ``Accumulator.reply``):
+
+- ``stop_reason``: status ``completed`` is ``"tool_use"`` when the reply
+  holds a call the caller must answer (a function call, or a custom, computer,
+  shell, local shell or apply-patch call, or an MCP approval request),
+  ``"refusal"`` when a message holds a refusal part, else ``"end_turn"``.
+  ``incomplete`` is ``"max_tokens"`` for ``max_output_tokens``,
+  ``"content_filter"`` for ``content_filter``, ``"other"`` for any other
+  reason. Any other status (``cancelled``, ``queued``, ``in_progress``) is
+  ``"other"``.
+- ``provider_stop_reason``: the ``incomplete_details.reason`` of an
+  incomplete response (``"max_output_tokens"``, ``"content_filter"``), or
+  ``"incomplete"`` when it gives none; otherwise the ``status``.
+- ``usage``: the API's ``input_tokens`` already counts cached and
+  cache-written tokens, and its ``output_tokens`` the reasoning tokens, so
+  they are taken as they are; ``cache_read_tokens`` is
+  ``input_tokens_details.cached_tokens``, ``cache_write_tokens``
+  ``input_tokens_details.cache_write_tokens`` and ``reasoning_tokens``
+  ``output_tokens_details.reasoning_tokens``.
 
 What changes on the way out:
 
@@ -20,8 +58,9 @@ What changes on the way out:
   other protocols are dropped.
 - Tool-call ids are made unique and fit ``[A-Za-z0-9_-]``, at most 64 long;
   ids carried by items are kept as they are.
-- Images go as ``input_image`` (base64 as ``data:`` URLs; a ``detail`` the
-  API does not know becomes ``auto``). Video and audio raise
+- Images go as ``input_image`` (base64 as ``data:`` URLs, which the API
+  reads; a ``detail`` the API does not know becomes ``auto``). Media types
+  are read case-insensitively, ``image/jpg`` as JPEG. Video and audio raise
   ``UnsupportedContent``, and so do images other than JPEG, PNG, GIF and WebP.
 """
 
@@ -31,6 +70,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from .._content import ImageBase64Block, ImageUrlBlock, TextBlock
+from .._errors import MAX_DEPTH
 from .._messages import (
     AssistantMessage,
     Message,
@@ -60,11 +100,29 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
-from ._reply import Delta
+from ._media import image_type, parse_data_url
+from ._reply import (
+    Delta,
+    Reply,
+    StopReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+)
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
+from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
 
-__all__ = ["PROTOCOL", "Accumulator", "from_response", "to_request"]
+__all__ = [
+    "PROTOCOL",
+    "Accumulator",
+    "from_response",
+    "read_reply",
+    "to_request",
+    "tools_to_request",
+]
 
 DIALECT: Final = "OpenAI Responses"
 PROTOCOL: Final = "openai-responses"
@@ -72,6 +130,11 @@ PROTOCOL: Final = "openai-responses"
 
 IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 DETAILS: Final = frozenset({"low", "high", "auto", "original"})
+
+# Fields the openai SDK adds to what the API sent (``ParsedResponse``); they
+# are not part of the wire, and the API refuses them as input.
+_SDK_ONLY_IN_PART: Final = "parsed"
+_SDK_ONLY_IN_CALL: Final = "parsed_arguments"
 
 _usable_id = safe_id(64)
 
@@ -84,11 +147,21 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
             continue
         if isinstance(block, ImageUrlBlock):
             detail = block.detail if block.detail in DETAILS else "auto"
-            out.append({"type": "input_image", "image_url": block.url, "detail": detail})
-            continue
-        if isinstance(block, ImageBase64Block):
-            if block.media_type in IMAGE_TYPES:
-                url = data_url(block.media_type, block.data)
+            inline = parse_data_url(block.url)
+            if inline is None:
+                out.append({"type": "input_image", "image_url": block.url, "detail": detail})
+                continue
+            # The API reads a data: URL itself; its media type is spelled
+            # the registered way, and must be one the API takes.
+            if inline.media_type in IMAGE_TYPES:
+                url = data_url(inline.media_type, inline.data)
+                out.append({"type": "input_image", "image_url": url, "detail": detail})
+                continue
+            why = f"takes no {inline.media_type!r} image (only JPEG, PNG, GIF and WebP)"
+        elif isinstance(block, ImageBase64Block):
+            media_type = image_type(block.media_type)
+            if media_type in IMAGE_TYPES:
+                url = data_url(media_type, block.data)
                 out.append({"type": "input_image", "image_url": url, "detail": "auto"})
                 continue
             why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
@@ -146,6 +219,78 @@ def _output_text(item: dict[str, Any]) -> list[str]:
     return _part_texts(item, "output_text", "text")
 
 
+def _sent(item: Any) -> Any:
+    """The item as the API sent it: without the fields the openai SDK adds.
+
+    The item itself when it has none of them (the common case), so that
+    nothing is copied for nothing.
+    """
+    if not isinstance(item, dict):
+        return item
+    kind = item.get("type")
+    if kind == "function_call":
+        if _SDK_ONLY_IN_CALL in item:
+            return {key: value for key, value in item.items() if key != _SDK_ONLY_IN_CALL}
+    elif kind == "message":
+        content = item.get("content")
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and _SDK_ONLY_IN_PART in part for part in content
+        ):
+            parts = [
+                {key: value for key, value in part.items() if key != _SDK_ONLY_IN_PART}
+                if isinstance(part, dict)
+                else part
+                for part in content
+            ]
+            return {**item, "content": parts}
+    return item
+
+
+# Keys whose value is JSON an item carries as a value (a tool's schema, its
+# arguments), where a null means what it says and is kept.
+_VALUE_KEYS: Final = frozenset({"arguments", "input_schema", "parameters", "schema", "attributes"})
+
+
+def _without_nulls(value: Any, room: int = MAX_DEPTH) -> Any:
+    """``value`` without the object fields whose value is null, at every level.
+
+    A null field of an output item says nothing the missing field does not:
+    the API sends some, and an SDK object's ``model_dump()`` writes one for
+    every field the API left out. Leaving them all out reads an item the
+    same whichever way it came. JSON under :data:`_VALUE_KEYS` is kept as it
+    is. ``value`` itself is returned when it has no null field; a value
+    nested past ``room`` is left for the items message to refuse.
+    """
+    if room <= 0:
+        return value
+    if isinstance(value, dict):
+        out: dict[str, Any] | None = None
+        for key, item in value.items():
+            new = item if key in _VALUE_KEYS else _without_nulls(item, room - 1)
+            if new is not item or new is None:
+                if out is None:
+                    out = {}
+                    for earlier, kept in value.items():
+                        if earlier == key:
+                            break
+                        out[earlier] = kept
+                if new is not None:
+                    out[key] = new
+            elif out is not None:
+                out[key] = item
+        return value if out is None else out
+    if isinstance(value, list):
+        items: list[Any] | None = None
+        for position, item in enumerate(value):
+            new = _without_nulls(item, room - 1)
+            if new is not item and items is None:
+                items = value[:position]
+            if items is not None:
+                items.append(new)
+        return value if items is None else items
+    return value
+
+
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
@@ -154,10 +299,12 @@ def to_request(
 ) -> dict[str, Any]:
     """The conversation part of a Responses API request body: ``{"input": [...]}``.
 
-    The caller adds ``model``, ``tools`` and the rest (and must not also pass
-    ``previous_response_id`` for the same turns). External tool results are
-    fenced unless ``fence_external`` is False. Provider items are shared
-    with the transcript, not copied: copy them before changing them in place.
+    The caller adds ``model``, the tools (``tools_to_request``) and the rest
+    (and must not also pass ``previous_response_id`` for the same turns).
+    External tool results are fenced unless ``fence_external`` is False.
+    Provider items are shared with the transcript, not copied (except one
+    that carries a field the SDK added, which goes out without it): copy
+    them before changing them in place.
     """
     check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
@@ -192,7 +339,7 @@ def to_request(
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL:
                 ids.assistant()
-                out.extend(message.items)  # type: ignore[arg-type]
+                out.extend(_sent(item) for item in message.items)
                 carried_text, carried_calls = _carried(message.items)
                 for call_id, name in carried_calls.items():
                     ids.carried(index, call_id, call_id, name)
@@ -214,18 +361,131 @@ def to_request(
     return {"input": out}
 
 
+# --- tools --------------------------------------------------------------------
+
+# What may stand beside a root ``$ref`` for it to be inlined without a change
+# of meaning (pydantic writes a recursive model's schema this way).
+_BESIDE_ROOT_REF: Final = frozenset({"$ref", "$defs", "definitions", "$schema", "title"})
+
+
+def _parameters(spec: ToolSpec) -> dict[str, Any]:
+    """The tool's schema as the API takes it: an object schema at the root.
+
+    A root that is only a reference to one of its own definitions (a
+    recursive pydantic model) is replaced by that definition, with the
+    definitions kept beside it for the references inside. A root whose
+    ``type`` is not ``"object"`` is refused: a function's arguments are an
+    object, and the API refuses any other root.
+    """
+    schema = spec.parameters
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and set(schema) <= _BESIDE_ROOT_REF:
+        target = _definition(schema, ref)
+        if target is None:
+            raise ToolSchemaError(
+                f"tool {spec.name!r}: the root $ref {short(ref)} names no definition "
+                "inside the schema",
+                spec.name,
+                pointer(["$ref"]),
+            )
+        schema = {**target, **{k: v for k, v in schema.items() if k not in target and k != "$ref"}}
+    kind = schema.get("type", "object")
+    if kind != "object":
+        raise ToolSchemaError(
+            f"tool {spec.name!r}: {DIALECT} takes only an object schema at the root of a "
+            f"function's parameters, not type {short(kind)}",
+            spec.name,
+            pointer(["type"]),
+        )
+    return schema
+
+
+def _definition(schema: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    """The definition a local ``#/$defs/Name`` (or ``#/definitions/Name``) names."""
+    for prefix in ("#/$defs/", "#/definitions/"):
+        if ref.startswith(prefix):
+            defs = schema.get(prefix[2:-1])
+            name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+            target = defs.get(name) if isinstance(defs, dict) else None
+            return target if isinstance(target, dict) else None
+    return None
+
+
+def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
+    """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
+
+    Each tool goes as a ``function`` tool with its JSON Schema as
+    ``parameters`` and ``"strict": False``: strict mode asks that every
+    property be required and ``additionalProperties`` be false, which a
+    schema with optional fields is not. To turn it on for a tool whose schema
+    meets those rules, set ``"strict": True`` on its entry in the result.
+    ``choice`` is ``"auto"``, ``"none"``, ``"required"`` or a tool's name.
+    With no tools the result is ``{}``. Raises
+    :class:`~convtypes.dialects.ToolSchemaError` for a name the API refuses,
+    a name given twice, a choice that names no tool, or a schema whose root
+    is not an object.
+    """
+    specs, chosen = checked_tools(tools, choice, DIALECT)
+    if not specs:
+        return {}
+    out: list[dict[str, Any]] = []
+    for spec in specs:
+        tool: dict[str, Any] = {"type": "function", "name": spec.name}
+        if spec.description:
+            tool["description"] = spec.description
+        tool["parameters"] = _parameters(spec)
+        tool["strict"] = False
+        out.append(tool)
+    tool_choice: Any = choice if chosen is None else {"type": "function", "name": chosen}
+    return {"tools": out, "tool_choice": tool_choice}
+
+
 # --- responses ----------------------------------------------------------------
 
+# Output items that wait on the caller: the reply stops for the caller to
+# run them (or, for an MCP approval request, to answer it).
+_CALLER_ITEMS: Final = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+        "mcp_approval_request",
+    }
+)
 
-def _messages(items: list[Any], what: str) -> list[Message]:
+
+def _read(
+    items: list[Any],
+    what: str,
+    cut: bool,
+    unfinished: frozenset[int] = frozenset(),
+    leave_unfinished: bool = False,
+) -> list[Message]:
+    """The items message and the assistant message for these output items.
+
+    ``cut`` says the reply stopped before its end (an incomplete response,
+    or a stream so far): a call whose arguments are not whole JSON is then
+    no call, rather than an error. The items at the positions in
+    ``unfinished`` are still arriving: a function call among them is a call
+    only once its arguments are a whole object, and with
+    ``leave_unfinished`` they are read but not kept.
+    """
+    kept: list[Any] = []
     texts: list[str] = []
     refusals: list[str] = []
     calls: list[ToolCall] = []
     thinking: list[ThinkingBlock] = []
-    for number, item in enumerate(items):
+    for number, raw in enumerate(items):
         where = f"{what}[{number}]"
-        if not isinstance(item, dict):
-            raise ResponseError(f"{where}: expected an object, got {short(item)}")
+        if not isinstance(raw, dict):
+            raise ResponseError(f"{where}: expected an object, got {short(raw)}")
+        item = _without_nulls(_sent(raw))
+        still_open = number in unfinished
+        if not (still_open and leave_unfinished):
+            kept.append(item)
         kind = item.get("type")
         if kind == "message":
             for position, part in enumerate(field(item, "content", list, where, None) or ()):
@@ -237,19 +497,15 @@ def _messages(items: list[Any], what: str) -> list[Message]:
                 elif part.get("type") == "refusal":
                     refusals.append(field(part, "refusal", str, at))
         elif kind == "function_call":
-            try:
-                arguments = parse_arguments(field(item, "arguments", str, where))
-            except ValueError as err:
-                raise ResponseError(f"{where}: {err}") from None
-            call_id = field(item, "call_id", str, where)
-            name = field(item, "name", str, where)
-            calls.append(tool_call(call_id, name, arguments, where))
+            call = _read_call(item, where, cut, still_open)
+            if call is not None:
+                calls.append(call)
         elif kind == "reasoning":
-            for position, part in enumerate(field(item, "summary", list, where, None) or ()):
-                at = f"{where}.summary[{position}]"
-                text = field(part, "text", str, at, "")
-                if text:
-                    thinking.append(ThinkingBlock(text=text))
+            for key in ("summary", "content"):
+                for position, part in enumerate(field(item, key, list, where, None) or ()):
+                    text = field(part, "text", str, f"{where}.{key}[{position}]", "")
+                    if text:
+                        thinking.append(ThinkingBlock(text=text))
         # Any other item (server tool calls and their results) is provider
         # state: it is in the items message and goes back from there.
     assistant = AssistantMessage(
@@ -257,169 +513,542 @@ def _messages(items: list[Any], what: str) -> list[Message]:
         tool_calls=tuple(calls),
         thinking=tuple(thinking),
     )
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), what)
-    return [kept, assistant]
+    items_message = built(
+        lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(kept)), what
+    )
+    return [items_message, assistant]
+
+
+def _read_call(item: dict[str, Any], where: str, cut: bool, still_open: bool) -> ToolCall | None:
+    """The ``ToolCall`` of a function call item, or ``None`` if it never completed."""
+    text = field(item, "arguments", str, where)
+    call_id = field(item, "call_id", str, where)
+    name = field(item, "name", str, where)
+    status = item.get("status")
+    if status == "incomplete":
+        return None
+    still_open = still_open or status == "in_progress"
+    if still_open and (text == "" or text.isspace()):
+        return None  # no argument has arrived yet
+    try:
+        arguments = parse_arguments(text)
+    except ValueError as err:
+        if cut or still_open:
+            return None
+        raise ResponseError(f"{where}: {err}") from None
+    return tool_call(call_id, name, arguments, where)
+
+
+def _stop_reason(messages: list[Message], status: object, details: object) -> StopReason:
+    """The reply's stop reason by meaning (see the module's docstring)."""
+    if status == "incomplete":
+        reason = details.get("reason") if isinstance(details, dict) else None
+        if reason == "max_output_tokens":
+            return "max_tokens"
+        return "content_filter" if reason == "content_filter" else "other"
+    if status is not None and status != "completed":
+        return "other"
+    items = messages[0]
+    assert isinstance(items, ProviderOutputItemsMessage)
+    refused = False
+    for item in items.items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind in _CALLER_ITEMS:
+            return "tool_use"
+        if kind == "message" and not refused:
+            refused = bool(_part_texts(item, "refusal", "refusal"))
+    return "refusal" if refused else "end_turn"
+
+
+def _provider_stop_reason(status: object, details: object) -> str | None:
+    if status == "incomplete":
+        reason = details.get("reason") if isinstance(details, dict) else None
+        return reason if isinstance(reason, str) else "incomplete"
+    return status if isinstance(status, str) else None
+
+
+def _count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
+    value = usage.get(key)
+    if inner is not None:
+        value = value.get(inner) if isinstance(value, dict) else None
+    return value if type(value) is int else None
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        input_tokens=_count(raw, "input_tokens"),
+        output_tokens=_count(raw, "output_tokens"),
+        cache_read_tokens=_count(raw, "input_tokens_details", "cached_tokens"),
+        cache_write_tokens=_count(raw, "input_tokens_details", "cache_write_tokens"),
+        reasoning_tokens=_count(raw, "output_tokens_details", "reasoning_tokens"),
+        raw=raw,
+    )
+
+
+def _reply(messages: list[Message], response: dict[str, Any], status: object) -> Reply:
+    details = response.get("incomplete_details")
+    model = response.get("model")
+    reply_id = response.get("id")
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(messages, status, details),
+        provider_stop_reason=_provider_stop_reason(status, details),
+        usage=_usage(response.get("usage")),
+        model=model if isinstance(model, str) else None,
+        id=reply_id if isinstance(reply_id, str) else None,
+    )
+
+
+def _check_not_failed(response: dict[str, Any]) -> None:
+    if response.get("status") == "failed":
+        raise ResponseError(f"the response failed: {short(response.get('error'), 200)}")
 
 
 def from_response(response: object) -> list[Message]:
     """The messages to append for a ``Response`` (dict or SDK object).
 
-    Returns the output items, verbatim, as a ``ProviderOutputItemsMessage``
-    of protocol ``openai-responses``, then an ``AssistantMessage`` with the
-    output text (or the refusal when there is no text), the function calls
-    with ``call_id`` as their id, and each reasoning summary as an unsigned
+    Returns the output items, as the API sent them, as a
+    ``ProviderOutputItemsMessage`` of protocol ``openai-responses``, then an
+    ``AssistantMessage`` with the output text (or the refusal when there is
+    no text), the completed function calls with ``call_id`` as their id, and
+    each reasoning summary and reasoning text as an unsigned
     ``ThinkingBlock``. A response whose status is ``failed`` raises.
     """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
-        if data.get("status") == "failed":
-            raise ResponseError(f"the response failed: {short(data.get('error'), 200)}")
-        return _messages(field(data, "output", list, "the response"), "output")
+        _check_not_failed(data)
+        status = data.get("status")
+        output = field(data, "output", list, "the response")
+        messages = _read(output, "output", cut=status not in (None, "completed"))
+        return _reply(messages, data, status)
     except LEAKS as err:
         raise_response_failure(err)
 
 
-_TEXT_DELTAS: Final = {
-    "response.output_text.delta": ("content", "content_index", "text"),
-    "response.refusal.delta": ("content", "content_index", "refusal"),
-    "response.reasoning_summary_text.delta": ("summary", "summary_index", "text"),
+# --- streams ------------------------------------------------------------------
+
+# Delta event: (the item's list of parts, the event's index into it, the
+# part's text field, the delta to give).
+_TextDelta = tuple[str, str, str, type[TextDelta] | type[ThinkingDelta]]
+_TEXT_DELTAS: Final[dict[str, _TextDelta]] = {
+    "response.output_text.delta": ("content", "content_index", "text", TextDelta),
+    "response.refusal.delta": ("content", "content_index", "refusal", TextDelta),
+    "response.reasoning_summary_text.delta": ("summary", "summary_index", "text", ThinkingDelta),
+    "response.reasoning_text.delta": ("content", "content_index", "text", ThinkingDelta),
 }
 _PART_ADDED: Final = {
-    "response.content_part.added": ("content", "content_index", "part"),
-    "response.reasoning_summary_part.added": ("summary", "summary_index", "part"),
+    "response.content_part.added": ("content", "content_index"),
+    "response.reasoning_summary_part.added": ("summary", "summary_index"),
 }
+_ARGUMENTS_DELTA: Final = "response.function_call_arguments.delta"
+_ADDED: Final = "response.output_item.added"
+_DONE: Final = "response.output_item.done"
+_ENDS: Final = frozenset({"response.completed", "response.incomplete"})
+_FAILURES: Final = frozenset({"error", "response.failed"})
+_STARTS: Final = frozenset({"response.created", "response.queued", "response.in_progress"})
+# Everything else (text done, part done, annotations, server tool progress,
+# audio...) only repeats or reports what the items carry, and is skipped
+# without being read: the SDK helper's events grow a ``snapshot`` of the
+# whole text, which must not be copied on every event.
 
 
-class Accumulator(StreamReader):
-    """Builds the messages of a streamed Responses API call.
+class _Item:
+    """An output item as it streams: the item as added, and its text in pieces.
 
-    ``feed`` every event (dict or SDK object); ``result()`` then equals
-    ``from_response`` of the final response. Each output item is built from
-    its ``output_item.added`` event and the deltas that follow, and is then
-    replaced by the whole item that ``output_item.done`` brings, which must
-    agree with the deltas. Events that only report progress are skipped.
+    Text and argument deltas are kept as lists of pieces and joined only
+    when the item is read (``snapshot``), so a long reply costs one join,
+    not a copy of the text so far on every event.
     """
 
-    _noun = "event"
-    _end = "response.completed"
+    __slots__ = ("arguments", "call", "done", "item", "streamed", "texts")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._items: dict[int, dict[str, Any]] = {}
-        self._done: set[int] = set()
-        self._final: list[Any] = []
+    def __init__(self, item: dict[str, Any], call: int | None) -> None:
+        self.item = item
+        self.call = call  # the index of its ToolCallStart, for a function call
+        self.done = False
+        self.streamed = False  # whether any delta came for it
+        self.arguments: list[str] | None = None
+        self.texts: dict[tuple[str, int, str], list[str]] = {}
 
-    def _take(self, number: int, event: object) -> list[Delta]:
-        data = plain(event, "an event")
-        kind = data.get("type")
-        kind_label = label(kind)
-
-        def fail(reason: str) -> StreamError:
-            return StreamError(f"event {number} ({kind_label}): {reason}", number, event)
-
-        if not isinstance(kind, str):
-            raise fail("has no type")
-        if self._finished:
-            raise fail("came after the response completed")
-        if kind in ("error", "response.failed"):
-            raise fail(f"the provider reported an error: {short(data.get('error') or data, 200)}")
-        if kind in ("response.completed", "response.incomplete"):
-            response = data.get("response")
-            output = response.get("output") if isinstance(response, dict) else None
-            if not self._items and isinstance(output, list):
-                self._final = output
-                self._finished = True
-                return []
-            missing = sorted(set(self._items) - self._done)
-            if missing:
-                raise fail(f"output item {missing[0]} was never done")
-            self._final = [self._items[at] for at in sorted(self._items)]
-            self._finished = True
-            return []
-        at = data.get("output_index")
-        if kind == "response.output_item.added":
-            if type(at) is not int or at in self._items:
-                raise fail(f"output index {short(at, 40)} is not a new integer index")
-            self._items[at] = _copy(field(data, "item", dict, f"event {number}"))
-            return []
-        if not kind.startswith(("response.output_", "response.content_part.", "response.refusal.")):
-            if not kind.startswith(("response.function_call_", "response.reasoning_")):
-                return []  # progress only (created, in_progress, server tool status...)
-        if type(at) is not int or at not in self._items:
-            raise fail(f"names output item {short(at, 40)}, which was never added")
-        if at in self._done:
-            raise fail(f"output item {at} is already done")
-        item = self._items[at]
-        if kind == "response.output_item.done":
-            final = field(data, "item", dict, f"event {number}")
-            self._check_done(item, final, fail)
-            self._items[at] = final
-            self._done.add(at)
-        elif kind in _PART_ADDED:
-            key, index_key, part_key = _PART_ADDED[kind]
-            parts = item.get(key)
-            if parts is None:
-                parts = item[key] = []
-            elif not isinstance(parts, list):
-                raise fail(f"output item {at} has a {key!r} that is not a list")
-            position = data.get(index_key)
-            if type(position) is not int or position != len(parts):
-                raise fail(f"{index_key} {short(position, 40)} is not the next part")
-            parts.append(dict(field(data, part_key, dict, f"event {number}")))
-        elif kind in _TEXT_DELTAS:
-            key, index_key, text_key = _TEXT_DELTAS[kind]
-            parts = item.get(key)
-            if parts is None:
-                parts = []
-            elif not isinstance(parts, list):
-                raise fail(f"output item {at} has a {key!r} that is not a list")
-            position = data.get(index_key)
-            if type(position) is not int or not 0 <= position < len(parts):
-                raise fail(f"{index_key} {short(position, 40)} names no part of output item {at}")
-            part = parts[position]
-            if not isinstance(part, dict):
-                raise fail(f"part {position} of output item {at} is not an object")
-            delta = field(data, "delta", str, f"event {number}")
-            before = part.get(text_key, "")
-            if not isinstance(before, str):
-                raise fail(f"part {position} of output item {at} has a {text_key!r} not text")
-            part[text_key] = before + delta
-        elif kind == "response.function_call_arguments.delta":
-            if item.get("type") != "function_call":
-                raise fail(f"output item {at} is not a function call")
-            delta = field(data, "delta", str, f"event {number}")
-            before = item.get("arguments", "")
-            if not isinstance(before, str):
-                raise fail(f"output item {at} has arguments that are not text")
-            item["arguments"] = before + delta
-        return []
-
-    def _check_done(self, built: dict[str, Any], final: dict[str, Any], fail: Any) -> None:
-        if final.get("type") != built.get("type"):
-            raise fail("the done item is of another type than the added one")
-        if final.get("type") == "function_call":
-            arguments = final.get("arguments")
-            streamed = built.get("arguments")
-            if streamed and streamed != arguments:
-                raise fail("the done item's arguments differ from the streamed deltas")
-            try:
-                parse_arguments(arguments if isinstance(arguments, str) else "")
-            except ValueError as err:
-                raise fail(f"the function call's arguments never complete: {err}") from None
-        elif final.get("type") == "message":
-            streamed_text = "".join(_output_text(built))
-            if streamed_text and streamed_text != "".join(_output_text(final)):
-                raise fail("the done item's text differs from the streamed deltas")
-
-    def _messages(self, final: bool) -> list[Message]:
-        return _messages(self._final, "output")
+    def snapshot(self) -> dict[str, Any]:
+        """The item so far, as a response would hold it; never the added item itself."""
+        if self.done:
+            return self.item
+        item = dict(self.item)
+        if self.arguments is not None:
+            item["arguments"] = "".join(self.arguments)
+        for (key, position, text_key), pieces in self.texts.items():
+            if item[key] is self.item[key]:
+                item[key] = list(item[key])
+            item[key][position] = {**item[key][position], text_key: "".join(pieces)}
+        return item
 
 
 def _copy(value: dict[str, Any]) -> dict[str, Any]:
-    """A copy deep enough that deltas never change the event they came in."""
+    """A copy deep enough that parts added later never change the event they came in."""
     return {
         key: [dict(part) if isinstance(part, dict) else part for part in item]
         if isinstance(item, list)
         else item
         for key, item in value.items()
     }
+
+
+def _whole(event: object, data: dict[str, Any] | None) -> dict[str, Any]:
+    """The event as JSON: ``data`` if it was a dict, else the SDK object dumped."""
+    return data if data is not None else plain(event, "an event")
+
+
+def _whole_deltas(item: dict[str, Any], call: int | None) -> list[Delta]:
+    """The deltas of an item that arrived whole, with no delta before it."""
+    kind = item.get("type")
+    out: list[Delta] = []
+    if kind == "message":
+        for part in item.get("content") or ():
+            if isinstance(part, dict):
+                text = part.get("text") if part.get("type") == "output_text" else None
+                if part.get("type") == "refusal":
+                    text = part.get("refusal")
+                if isinstance(text, str) and text:
+                    out.append(TextDelta(text=text))
+    elif kind == "reasoning":
+        for key in ("summary", "content"):
+            for part in item.get(key) or ():
+                text = part.get("text") if isinstance(part, dict) else None
+                if isinstance(text, str) and text:
+                    out.append(ThinkingDelta(text=text))
+    elif kind == "function_call" and call is not None:
+        arguments = item.get("arguments")
+        if isinstance(arguments, str) and arguments:
+            out.append(ToolCallDelta(index=call, arguments=arguments))
+    return out
+
+
+class Accumulator(StreamReader):
+    """Builds the messages of a streamed Responses API call.
+
+    ``feed`` every event, as a dict or the SDK's object, raw or from the
+    SDK's ``responses.stream()`` helper; each call returns the event's
+    deltas. ``result()`` then equals ``from_response`` of the final
+    response, and ``reply()`` ``read_reply``. Each output item is built from
+    its ``output_item.added`` event and the deltas that follow, and is then
+    replaced by the whole item that ``output_item.done`` brings, which must
+    agree with the deltas. The ``response.completed`` (or
+    ``response.incomplete``) event ends the stream; when it lists the output
+    items, as the API's does, the reply is read from them, as the SDK reads
+    it; otherwise from the items built. Events that only report progress are
+    skipped.
+
+    ``partial()`` before the end gives the items that are done, and an
+    assistant message with all the text and thinking so far and the calls
+    whose arguments are whole.
+    """
+
+    _noun = "event"
+    _end = "response.completed or response.incomplete"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._items: dict[int, _Item] = {}
+        self._calls = 0
+        self._final: list[Any] | None = None
+        self._response: dict[str, Any] = {}
+        self._status: object = None
+        self._facts: dict[str, str] = {}
+
+    def _fail(self, number: int, event: object, kind: object, reason: str) -> StreamError:
+        return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
+
+    def _take(self, number: int, event: object) -> list[Delta]:
+        if isinstance(event, dict):
+            data: dict[str, Any] | None = event
+            kind = event.get("type")
+        else:
+            # An SDK object: peek at its type and read only what is needed.
+            data = None
+            kind = getattr(event, "type", None)
+            if not isinstance(kind, str):
+                data = plain(event, "an event")
+                kind = data.get("type")
+        if not isinstance(kind, str):
+            raise self._fail(number, event, kind, "has no type")
+        if self._finished:
+            raise self._fail(number, event, kind, "came after the response completed")
+        text_delta = _TEXT_DELTAS.get(kind)
+        if text_delta is not None:
+            return self._text(number, event, kind, data, text_delta)
+        if kind == _ARGUMENTS_DELTA:
+            return self._arguments(number, event, kind, data)
+        if kind in _PART_ADDED:
+            self._part(number, event, kind, _whole(event, data))
+            return []
+        if kind == _ADDED:
+            return self._added(number, event, kind, _whole(event, data))
+        if kind == _DONE:
+            return self._done(number, event, kind, _whole(event, data))
+        if kind in _ENDS:
+            self._end_with(number, event, kind, _whole(event, data))
+        elif kind in _FAILURES:
+            data = _whole(event, data)
+            what = short(data.get("error") or data, 200)
+            raise self._fail(number, event, kind, f"the provider reported an error: {what}")
+        elif kind in _STARTS:
+            self._started(
+                getattr(event, "response", None) if data is None else data.get("response")
+            )
+        return []
+
+    def _open(self, number: int, event: object, kind: str, at: object) -> _Item:
+        """The item an event names, which must be added and not done."""
+        item = self._items.get(at) if type(at) is int else None
+        if item is None:
+            raise self._fail(
+                number, event, kind, f"names output item {short(at, 40)}, which was never added"
+            )
+        if item.done:
+            raise self._fail(number, event, kind, f"output item {at} is already done")
+        return item
+
+    def _text(
+        self,
+        number: int,
+        event: object,
+        kind: str,
+        data: dict[str, Any] | None,
+        spec: _TextDelta,
+    ) -> list[Delta]:
+        key, index_key, text_key, make = spec
+        if data is not None:
+            at, position, piece = data.get("output_index"), data.get(index_key), data.get("delta")
+        else:
+            at = getattr(event, "output_index", None)
+            position = getattr(event, index_key, None)
+            piece = getattr(event, "delta", None)
+        item = self._open(number, event, kind, at)
+        if type(position) is not int:
+            raise self._fail(
+                number,
+                event,
+                kind,
+                f"{index_key} {short(position, 40)} names no part of output item {at}",
+            )
+        pieces = item.texts.get((key, position, text_key))
+        if pieces is None:
+            parts = item.item.get(key)
+            if parts is not None and not isinstance(parts, list):
+                raise self._fail(
+                    number, event, kind, f"output item {at} has a {key!r} that is not a list"
+                )
+            if not 0 <= position < len(parts or ()):
+                raise self._fail(
+                    number,
+                    event,
+                    kind,
+                    f"{index_key} {short(position, 40)} names no part of output item {at}",
+                )
+            part = parts[position]  # type: ignore[index]
+            if not isinstance(part, dict):
+                raise self._fail(
+                    number, event, kind, f"part {position} of output item {at} is not an object"
+                )
+            before = part.get(text_key, "")
+            if not isinstance(before, str):
+                raise self._fail(
+                    number,
+                    event,
+                    kind,
+                    f"part {position} of output item {at} has a {text_key!r} not text",
+                )
+            pieces = item.texts[(key, position, text_key)] = [before]
+        if not isinstance(piece, str):
+            raise self._fail(number, event, kind, f"the delta is not text: {short(piece)}")
+        pieces.append(piece)
+        item.streamed = True
+        return [make(text=piece)] if piece else []
+
+    def _arguments(
+        self, number: int, event: object, kind: str, data: dict[str, Any] | None
+    ) -> list[Delta]:
+        if data is not None:
+            at, piece = data.get("output_index"), data.get("delta")
+        else:
+            at, piece = getattr(event, "output_index", None), getattr(event, "delta", None)
+        item = self._open(number, event, kind, at)
+        if item.call is None:
+            raise self._fail(number, event, kind, f"output item {at} is not a function call")
+        if item.arguments is None:
+            before = item.item.get("arguments", "")
+            if not isinstance(before, str):
+                raise self._fail(
+                    number, event, kind, f"output item {at} has arguments that are not text"
+                )
+            item.arguments = [before]
+        if not isinstance(piece, str):
+            raise self._fail(number, event, kind, f"the delta is not text: {short(piece)}")
+        item.arguments.append(piece)
+        item.streamed = True
+        return [ToolCallDelta(index=item.call, arguments=piece)] if piece else []
+
+    def _part(self, number: int, event: object, kind: str, data: dict[str, Any]) -> None:
+        key, index_key = _PART_ADDED[kind]
+        item = self._open(number, event, kind, data.get("output_index"))
+        parts = item.item.get(key)
+        if parts is None:
+            parts = item.item[key] = []
+        elif not isinstance(parts, list):
+            at = data.get("output_index")
+            raise self._fail(
+                number, event, kind, f"output item {at} has a {key!r} that is not a list"
+            )
+        position = data.get(index_key)
+        if type(position) is not int or position != len(parts):
+            raise self._fail(
+                number, event, kind, f"{index_key} {short(position, 40)} is not the next part"
+            )
+        parts.append(dict(field(data, "part", dict, f"event {number}")))
+
+    def _new(
+        self, number: int, event: object, kind: str, at: object, item: dict[str, Any]
+    ) -> _Item:
+        """A new output item at index ``at``, its call numbered if it is a function call."""
+        if type(at) is not int or at in self._items:
+            raise self._fail(
+                number, event, kind, f"output index {short(at, 40)} is not a new integer index"
+            )
+        call: int | None = None
+        if item.get("type") == "function_call":
+            if not isinstance(item.get("call_id"), str) or not isinstance(item.get("name"), str):
+                raise self._fail(
+                    number,
+                    event,
+                    kind,
+                    f"output item {at}: a function call without call_id and name",
+                )
+            call = self._calls
+            self._calls += 1
+        built_item = self._items[at] = _Item(item, call)
+        return built_item
+
+    def _added(self, number: int, event: object, kind: str, data: dict[str, Any]) -> list[Delta]:
+        raw = data.get("item")
+        if raw is None and "item" in data:
+            return []  # an empty placeholder, as the SDK allows: the index stays unused
+        raw = field(data, "item", dict, f"event {number}")
+        item = self._new(number, event, kind, data.get("output_index"), _copy(raw))
+        if item.call is None:
+            return []
+        start: list[Delta] = [ToolCallStart(index=item.call, id=raw["call_id"], name=raw["name"])]
+        arguments = raw.get("arguments")
+        if isinstance(arguments, str) and arguments:
+            start.append(ToolCallDelta(index=item.call, arguments=arguments))
+            item.streamed = True
+        return start
+
+    def _done(self, number: int, event: object, kind: str, data: dict[str, Any]) -> list[Delta]:
+        at = data.get("output_index")
+        final = field(data, "item", dict, f"event {number}")
+        if type(at) is int and at not in self._items:
+            # Done without being added: the item arrives whole.
+            item = self._new(number, event, kind, at, final)
+            item.done = True
+            deltas = _whole_deltas(final, item.call)
+            if item.call is not None:
+                start = ToolCallStart(index=item.call, id=final["call_id"], name=final["name"])
+                deltas.insert(0, start)
+            self._check_arguments(number, event, kind, final)
+            return deltas
+        item = self._open(number, event, kind, at)
+        self._check_done(number, event, kind, item, final)
+        item.item = final
+        item.done = True
+        return [] if item.streamed else _whole_deltas(final, item.call)
+
+    def _check_done(
+        self, number: int, event: object, kind: str, item: _Item, final: dict[str, Any]
+    ) -> None:
+        if final.get("type") != item.item.get("type"):
+            raise self._fail(
+                number, event, kind, "the done item is of another type than the added one"
+            )
+        if item.call is not None:
+            streamed = "".join(item.arguments or ())
+            if streamed and streamed != final.get("arguments"):
+                raise self._fail(
+                    number, event, kind, "the done item's arguments differ from the streamed deltas"
+                )
+            self._check_arguments(number, event, kind, final)
+        elif final.get("type") == "message":
+            streamed_text = "".join(_output_text(item.snapshot()))
+            if streamed_text and streamed_text != "".join(_output_text(final)):
+                raise self._fail(
+                    number, event, kind, "the done item's text differs from the streamed deltas"
+                )
+
+    def _check_arguments(
+        self, number: int, event: object, kind: str, final: dict[str, Any]
+    ) -> None:
+        """A done function call's arguments are whole JSON, unless the call is incomplete."""
+        if final.get("type") != "function_call" or final.get("status") == "incomplete":
+            return
+        arguments = final.get("arguments")
+        try:
+            parse_arguments(arguments if isinstance(arguments, str) else "")
+        except ValueError as err:
+            raise self._fail(
+                number, event, kind, f"the function call's arguments never complete: {err}"
+            ) from None
+
+    def _started(self, response: object) -> None:
+        """Note the id and model a starting event gives, in case the end omits them."""
+        for key in ("id", "model"):
+            value = (
+                response.get(key) if isinstance(response, dict) else getattr(response, key, None)
+            )
+            if isinstance(value, str):
+                self._facts[key] = value
+
+    def _end_with(self, number: int, event: object, kind: str, data: dict[str, Any]) -> None:
+        response = data.get("response")
+        if not isinstance(response, dict):
+            response = {}
+        _check_not_failed(response)
+        status = response.get("status")
+        if not isinstance(status, str):
+            status = "completed" if kind == "response.completed" else "incomplete"
+        output = response.get("output")
+        if isinstance(output, list) and (output or not self._items):
+            self._final = output
+        elif status == "completed":
+            missing = sorted(at for at, item in self._items.items() if not item.done)
+            if missing:
+                raise self._fail(number, event, kind, f"output item {missing[0]} was never done")
+        self._response = response
+        self._status = status
+        self._finished = True
+
+    def _messages(self, final: bool) -> list[Message]:
+        if final and self._final is not None:
+            return _read(self._final, "output", cut=self._status != "completed")
+        order = sorted(self._items)
+        items = [self._items[at].snapshot() for at in order]
+        unfinished = frozenset(
+            number for number, at in enumerate(order) if not self._items[at].done
+        )
+        cut = not final or self._status != "completed"
+        return _read(items, "output", cut, unfinished, leave_unfinished=not final)
+
+    def _reply(self, messages: list[Message]) -> Reply:
+        response = dict(self._response)
+        for key, value in self._facts.items():
+            if not isinstance(response.get(key), str):
+                response[key] = value
+        return _reply(messages, response, self._status)
