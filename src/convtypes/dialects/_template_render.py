@@ -183,6 +183,7 @@ def run(template: str, variables: dict[str, Any]) -> str:
     """Render ``template`` with ``variables``; every failure is a :class:`TemplateError`."""
     if not isinstance(template, str):
         raise TypeError(f"template must be the chat template's text, not {type(template).__name__}")
+    environment()  # jinja2 present and recent enough, whatever is cached
     program = compiled(template)
     try:
         text = program.render(**variables)
