@@ -330,6 +330,23 @@ def test_a_template_that_reads_eos_fails_cleanly_without_it() -> None:
         render(transcript, MISTRAL, bos_token="<s>")
 
 
+def test_block_tags_take_their_line_with_them() -> None:
+    # trim_blocks and lstrip_blocks, as transformers sets them: a block tag on a
+    # line of its own leaves neither its indentation nor its newline behind.
+    template = (
+        "{% for m in messages %}\n"
+        "    {% if m.role == 'user' %}\n"
+        "U: {{ m.content }}\n"
+        "    {% else %}\n"
+        "A: {{ m.content }}\n"
+        "    {% endif %}\n"
+        "{% endfor %}\n"
+    )
+    transcript: list[ct.Message] = [ct.UserMessage(content="hi"), ct.AssistantMessage(content="yo")]
+    assert render(transcript, template) == "U: hi\nA: yo\n"
+    assert render(transcript, template) == theirs(transcript, template)
+
+
 @settings(max_examples=15)
 @given(cst.conversations(max_exchanges=3))
 def test_generated_conversations_render_as_transformers_does(messages: list[ct.Message]) -> None:
