@@ -16,7 +16,13 @@ checks:
 - in every prompt, each text, call name and argument value of the
   conversation appears (what a template leaves out is counted, by kind:
   several templates drop some parts by design);
-- external tool output appears only inside the fence.
+- external tool output appears only inside the fence;
+- for a template whose family has a ``parse_output`` style, the text the
+  template writes for a last assistant turn (the prompt of the whole
+  conversation less the prompt that asks for that turn) reads back with
+  ``parse_output`` as that turn: its calls with their names, arguments and
+  (where the template writes them) ids, and its text where the template
+  shows it.
 
 Conversations come from a seeded generator of agent sessions (system
 prompt, user turns, thinking, one to three calls with nested arguments and
@@ -40,7 +46,15 @@ from typing import Any
 
 import convtypes as ct
 from convtypes.dialects import ToolSpec
-from convtypes.dialects.chat_template import IdStyle, TemplateError, render, to_messages
+from convtypes.dialects.chat_template import (
+    IdStyle,
+    OutputError,
+    TemplateError,
+    opens_thinking,
+    parse_output,
+    render,
+    to_messages,
+)
 
 VARIABLES: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>"}
 TOOLS = [
@@ -231,6 +245,107 @@ def fenced_only(prompt: str, messages: list[ct.Message]) -> bool:
     return True
 
 
+# --- reading back what a template writes for the model's turn -------------------
+
+STYLES = {
+    "Qwen-Qwen2.5-7B-Instruct.jinja": "hermes",
+    "Qwen-Qwen3-0.6B.jinja": "hermes",
+    "Qwen-QwQ-32B.jinja": "hermes",
+    "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja": "hermes",
+    "ibm-granite-granite-4.0.jinja": "hermes",
+    "meta-llama-Llama-3.1-8B-Instruct.jinja": "llama3",
+    "meta-llama-Llama-3.2-3B-Instruct.jinja": "llama3",
+    "mistralai-Mistral-Nemo-Instruct-2407.jinja": "mistral",
+    "Mistral-Small-3.2-24B-Instruct-2506.jinja": "mistral",
+    "mistralai-Ministral-3-14B-Reasoning-2512.jinja": "mistral",
+}
+
+
+def read_back(
+    tally: Tally, name: str, template: str, style: str, rng: random.Random, ids: IdStyle
+) -> None:
+    """Render a session up to a last assistant turn; parse the turn's text back."""
+    pieces = Pieces(rng)
+    history: list[ct.Message] = [ct.UserMessage(content=pieces.text("user"))]
+    count = 1 if style == "llama3" else rng.randint(1, 3)
+    calls = tuple(
+        ct.ToolCall(
+            id=f"t{rng.randrange(36**8):08d}"[:9] if ids == "alnum9" else None,
+            name=rng.choice(["web_search", "read_file"]),
+            arguments=_arguments(pieces, rng),
+        )
+        for _ in range(count)
+    )
+    with_calls = rng.random() < 0.7
+    turn = ct.AssistantMessage(
+        content=pieces.text("answer") if not with_calls or rng.random() < 0.5 else "",
+        tool_calls=calls if with_calls else (),
+    )
+    try:
+        asking = render(history, template, tools=TOOLS, ids=ids, **VARIABLES)
+        whole = render(
+            [*history, turn],
+            template,
+            tools=TOOLS,
+            ids=ids,
+            add_generation_prompt=False,
+            **VARIABLES,
+        )
+    except TemplateError:
+        tally.counts["read-back refused"] += 1
+        return
+    in_thinking = opens_thinking(asking)
+    if whole.startswith(asking):
+        generation = whole[len(asking) :]
+    else:
+        # QwQ's generation prompt opens and closes <think>, which a past turn
+        # does not show: take the turn after its header, the part the two share.
+        base = render(
+            history, template, tools=TOOLS, ids=ids, add_generation_prompt=False, **VARIABLES
+        )
+        if not whole.startswith(base):
+            tally.counts["read-back: the turn does not extend the prompt"] += 1
+            return
+        ask, turn_text = asking[len(base) :], whole[len(base) :]
+        shared = next(
+            (n for n, (a, b) in enumerate(zip(ask, turn_text, strict=False)) if a != b),
+            min(len(ask), len(turn_text)),
+        )
+        header = turn_text[: turn_text.rfind("\n", 0, shared) + 1]  # whole lines only
+        generation = turn_text[len(header) :]
+        in_thinking = False
+    try:
+        read = parse_output(generation, style=style, in_thinking=in_thinking)  # type: ignore[arg-type]
+    except OutputError as err:
+        tally.counts["read-back failed"] += 1
+        tally.failures.append(f"{name}: cannot read back {generation[:120]!r}: {err}")
+        return
+    sent = to_messages([*history, turn], ids=ids)[-1]
+    expected_calls = [(c.name, c.arguments) for c in turn.tool_calls]
+    got_calls = [(c.name, c.arguments) for c in read.tool_calls]
+    same_order = all(
+        list(a.arguments) == list(b.arguments)
+        for a, b in zip(read.tool_calls, turn.tool_calls, strict=False)
+    )
+    if got_calls != expected_calls or not same_order:
+        tally.counts["read-back: calls differ"] += 1
+        tally.failures.append(f"{name}: read back {got_calls!r:.200} from {generation[:200]!r}")
+        return
+    written_ids = [c["id"] for c in sent.get("tool_calls", []) if c["id"] in generation]
+    if written_ids and [c.id for c in read.tool_calls] != written_ids:
+        tally.failures.append(f"{name}: ids {[c.id for c in read.tool_calls]} vs {written_ids}")
+        return
+    shown = turn.content.strip() and turn.content.strip() in generation
+    if shown and read.content != turn.content.strip():
+        tally.failures.append(f"{name}: text {read.content!r} from {generation[:200]!r}")
+        return
+    tally.counts["read back"] += 1
+    if written_ids:
+        tally.counts["ids read back"] += 1
+    if turn.content and not shown:
+        tally.counts["read back (template drops the text)"] += 1
+
+
 # --- the run --------------------------------------------------------------------
 
 
@@ -345,6 +460,10 @@ def main() -> int:
         for number, messages in enumerate(randoms):
             tools = TOOLS if number % 2 == 0 else None
             compare(tally, path.name, template, messages, tools, ids, False)
+        style = STYLES.get(path.name)
+        if style is not None:
+            for _ in range(args.count // 2):
+                read_back(tally, path.name, template, style, rng, ids)
         bad |= _report(path.name, ids, tally)
     return 1 if bad else 0
 
@@ -376,6 +495,11 @@ def _report(name: str, ids: IdStyle, tally: Tally) -> bool:
         f"{c['other error']} other errors; fence held in {c['fence held']}, "
         f"broken in {c['fence broken']}"
     )
+    back = {k: v for k, v in c.items() if k.startswith("read")} | (
+        {"ids read back": c["ids read back"]} if c["ids read back"] else {}
+    )
+    if back:
+        print("  parse_output: " + "; ".join(f"{k} {v}" for k, v in sorted(back.items())))
     kinds = sorted(set(tally.present) | set(tally.missing))
     shown = [
         f"{kind} {tally.present[kind]}/{tally.present[kind] + tally.missing[kind]}"
