@@ -5,8 +5,10 @@ features real templates rely on (string content, tool calls and results,
 reasoning, ``raise_exception``, ``strftime_now``, ``tojson`` and its
 options, loop controls, ``bos_token``/``eos_token``, a generation prompt
 that opens ``<think>``, ``namespace``, ``dict``, ``{% generation %}``). The
-prompts are compared with transformers' own renderer, imported once here
-(the ``test`` extra pins its version: exact equality follows it).
+prompts are compared with what transformers' own ``apply_chat_template``
+renders from ``to_messages``, through a tokenizer built in memory (no model
+files; the ``test`` extra pins transformers' version, since exact equality
+follows it).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from convtypes import strategies as cst
 from convtypes.dialects import DialectError, ToolSchemaError, ToolSpec, UnmatchedResult
 from convtypes.dialects.chat_template import TemplateError, render, to_messages
 
-SPECIAL: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>"}
+SPECIAL: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
 
 # ChatML with Qwen's habits: tools as JSON lines, calls in <tool_call>, results
 # grouped in one user turn, reasoning shown after the last user turn only,
@@ -167,23 +169,29 @@ TOOLS = [
 
 
 @functools.cache
-def _transformers() -> Any:
-    """transformers' renderer, imported once (the import takes seconds)."""
-    pytest.importorskip("transformers")
-    from transformers.utils import chat_template_utils
+def _tokenizer() -> Any:
+    """A transformers tokenizer built in memory, for its ``apply_chat_template``.
 
-    return chat_template_utils
+    Its vocabulary is three tokens: rendering never tokenizes, and its
+    special tokens are the ones in ``SPECIAL``, which transformers hands to
+    every template as variables. Built once: importing transformers takes
+    seconds.
+    """
+    pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
+
+    core = Tokenizer(models.WordLevel({"<unk>": 0, "<s>": 1, "</s>": 2}, unk_token="<unk>"))
+    make: Any = PreTrainedTokenizerFast  # transformers' own signature is untyped
+    tokenizer = make(tokenizer_object=core, **SPECIAL)
+    assert tokenizer.special_tokens_map == SPECIAL
+    return tokenizer
 
 
 def theirs(
     messages: list[ct.Message], template: str, *, ids: str = "default", **options: Any
 ) -> str:
-    """What ``apply_chat_template(to_messages(messages), tokenize=False, ...)`` renders.
-
-    transformers' own path without a tokenizer: the messages normalised, the
-    special tokens added to the variables, then ``render_jinja_template``.
-    """
-    utils = _transformers()
+    """``tokenizer.apply_chat_template(to_messages(messages), tokenize=False, ...)``."""
     tools = options.pop("tools", None)
     schemas = None
     if tools is not None:
@@ -198,16 +206,22 @@ def theirs(
             }
             for t in tools
         ]
-    chat = utils._normalize_chat_messages(to_messages(messages, ids=ids, unsupported="note"))  # type: ignore[arg-type]
-    rendered, _ = utils.render_jinja_template(
-        conversations=[chat],
-        tools=schemas,
-        documents=options.pop("documents", None),
+    chat = to_messages(messages, ids=ids, unsupported="note")  # type: ignore[arg-type]
+    prompt = _tokenizer().apply_chat_template(
+        chat,
         chat_template=template,
+        tools=schemas,
+        tokenize=False,
         add_generation_prompt=options.pop("add_generation_prompt", True),
         **options,
     )
-    return str(rendered[0])
+    assert isinstance(prompt, str)
+    return prompt
+
+
+def ours(messages: list[ct.Message], template: str, **options: Any) -> str:
+    """``render`` with the variables transformers adds from the tokenizer."""
+    return render(messages, template, unsupported="note", **SPECIAL, **options)
 
 
 SESSION: list[ct.Message] = [
@@ -230,7 +244,7 @@ SESSION: list[ct.Message] = [
 
 
 def test_chatml_prompt_as_written_by_hand() -> None:
-    prompt = render(SESSION, CHATML, tools=TOOLS, enable_thinking=True)
+    prompt = ours(SESSION, CHATML, tools=TOOLS, enable_thinking=True)
     fenced = ct.fence_external('Rain, "4 C"')
     tool = (
         '{"type": "function", "function": {"name": "web_search", "description": '
@@ -255,14 +269,13 @@ def test_chatml_prompt_as_written_by_hand() -> None:
     [
         (CHATML, {"tools": TOOLS}),
         (CHATML, {"enable_thinking": False, "add_generation_prompt": False}),
-        (LLAMA, {"tools": TOOLS, **SPECIAL}),
+        (LLAMA, {"tools": TOOLS}),
         (MACHINERY, {"documents": [{"title": "T", "text": "body"}], "greeting": "hej"}),
     ],
     ids=["chatml-tools", "chatml-no-prompt", "llama", "machinery"],
 )
 def test_equal_to_transformers_on_the_session(template: str, options: dict[str, Any]) -> None:
-    ours = render(SESSION, template, **options)
-    assert ours == theirs(SESSION, template, **dict(options))
+    assert ours(SESSION, template, **options) == theirs(SESSION, template, **dict(options))
 
 
 def test_machinery_renders_what_each_feature_promises() -> None:
@@ -284,13 +297,13 @@ def test_llama_loop_controls_and_tojson_options() -> None:
         ct.AssistantMessage(content="STOP"),
         ct.UserMessage(content="never shown"),
     ]
-    prompt = render(transcript, LLAMA, tools=TOOLS, **SPECIAL)
+    prompt = ours(transcript, LLAMA, tools=TOOLS)
     assert prompt.startswith(
         '<s><|system|>sys<|user|>caf\u00e9<|assistant|>{"name": "f", "parameters": '
         '{"a":[1,2],"z":1}}<|ipython|>"say \\"hi\\""<|assistant|>STOP\n{\n  "type": "function",'
     )
     assert "never shown" not in prompt  # {% break %}
-    assert prompt == theirs(transcript, LLAMA, tools=TOOLS, **SPECIAL)
+    assert prompt == theirs(transcript, LLAMA, tools=TOOLS)
 
 
 def test_mistral_needs_nine_character_ids_and_alnum9_gives_them() -> None:
@@ -304,10 +317,10 @@ def test_mistral_needs_nine_character_ids_and_alnum9_gives_them() -> None:
     )
     assert err.line is not None
     assert "raise_exception('Tool call IDs" in MISTRAL.split("\n")[err.line - 1]
-    prompt = render(SESSION, MISTRAL, ids="alnum9", **SPECIAL)
+    prompt = ours(SESSION, MISTRAL, ids="alnum9")
     assert "[TOOL_CALLS]web_search[CALL_ID]c00002000[ARGS]" in prompt
     assert "[TOOL_RESULTS]c00002000[TOOL_CONTENT]" in prompt
-    assert prompt == theirs(SESSION, MISTRAL, ids="alnum9", **SPECIAL)
+    assert prompt == theirs(SESSION, MISTRAL, ids="alnum9")
 
 
 def test_strftime_now_is_todays_date() -> None:
@@ -344,7 +357,7 @@ def test_block_tags_take_their_line_with_them() -> None:
     )
     transcript: list[ct.Message] = [ct.UserMessage(content="hi"), ct.AssistantMessage(content="yo")]
     assert render(transcript, template) == "U: hi\nA: yo\n"
-    assert render(transcript, template) == theirs(transcript, template)
+    assert ours(transcript, template) == theirs(transcript, template)
 
 
 @settings(max_examples=15)
@@ -352,18 +365,18 @@ def test_block_tags_take_their_line_with_them() -> None:
 def test_generated_conversations_render_as_transformers_does(messages: list[ct.Message]) -> None:
     for template, ids, options in (
         (CHATML, "default", {"tools": TOOLS, "enable_thinking": True}),
-        (MISTRAL, "alnum9", dict(SPECIAL)),
-        (LLAMA, "default", dict(SPECIAL)),
+        (MISTRAL, "alnum9", {}),
+        (LLAMA, "default", {}),
     ):
         try:
-            ours: str | None = render(messages, template, ids=ids, unsupported="note", **options)  # type: ignore[arg-type]
+            prompt: str | None = ours(messages, template, ids=ids, **options)
         except TemplateError:
-            ours = None
+            prompt = None
         try:
             expected: str | None = theirs(messages, template, ids=ids, **dict(options))
         except Exception:  # transformers lets jinja2's and Python's errors out
             expected = None
-        assert ours == expected
+        assert prompt == expected
 
 
 # --- errors --------------------------------------------------------------------------
