@@ -35,6 +35,7 @@ prompt differs or any check fails.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import re
@@ -56,7 +57,7 @@ from convtypes.dialects.chat_template import (
     to_messages,
 )
 
-VARIABLES: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>"}
+VARIABLES: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
 TOOLS = [
     ToolSpec(
         name="web_search",
@@ -152,22 +153,25 @@ def generated(rng: random.Random) -> list[ct.Message]:
 # --- the two renderers ----------------------------------------------------------
 
 
-def theirs(chat: list[dict[str, Any]], template: str, tools: Any, variables: dict[str, Any]) -> str:
-    from transformers.utils.chat_template_utils import (
-        _normalize_chat_messages,
-        render_jinja_template,
-    )
+@functools.cache
+def tokenizer() -> Any:
+    """A transformers tokenizer built in memory (no model files), for its apply_chat_template."""
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
 
-    conversation = _normalize_chat_messages(chat)
-    result: Any = render_jinja_template(
-        conversations=[conversation],
-        tools=tools,
-        documents=None,
-        chat_template=template,
-        add_generation_prompt=True,
-        **variables,
+    core = Tokenizer(models.WordLevel({"<unk>": 0, "<s>": 1, "</s>": 2}, unk_token="<unk>"))
+    make: Any = PreTrainedTokenizerFast
+    made = make(tokenizer_object=core, **VARIABLES)
+    assert made.special_tokens_map == VARIABLES
+    return made
+
+
+def theirs(chat: list[dict[str, Any]], template: str, tools: Any) -> str:
+    """transformers' rendering: ``apply_chat_template(chat, tokenize=False, ...)``."""
+    prompt = tokenizer().apply_chat_template(
+        chat, chat_template=template, tools=tools, tokenize=False, add_generation_prompt=True
     )
-    return str(result[0][0])
+    return str(prompt)
 
 
 def schemas(tools: list[ToolSpec] | None) -> list[dict[str, Any]] | None:
@@ -369,7 +373,7 @@ def compare(
 ) -> None:
     chat = to_messages(messages, ids=ids, unsupported="note")
     try:
-        expected_prompt: str | None = theirs(chat, template, schemas(tools), VARIABLES)
+        expected_prompt: str | None = theirs(chat, template, schemas(tools))
         their_error: BaseException | None = None
     except Exception as err:  # what transformers lets out: jinja2's errors, TypeError...
         expected_prompt, their_error = None, err
