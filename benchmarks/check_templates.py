@@ -5,10 +5,9 @@
 A developer's tool, never run by the tests: it needs transformers (the
 ``test`` extra) and templates the project does not carry. For every
 ``*.jinja`` file in DIR it renders generated conversations two ways, with
-``render`` and with transformers' own path (``_normalize_chat_messages`` then
-``render_jinja_template``, which is what ``apply_chat_template(...,
-tokenize=False)`` runs after adding the tokenizer's special tokens), and
-checks:
+``render`` and with transformers' own ``apply_chat_template(to_messages(...),
+tokenize=False)``, through a tokenizer built in memory whose special tokens
+are the variables ``render`` is given, and checks:
 
 - the prompts are equal, or both renderers refuse the conversation, ours
   with ``TemplateError`` (and with the template's own message when it
