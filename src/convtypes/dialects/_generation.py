@@ -92,30 +92,48 @@ _MISTRAL_ARGS = "mistral-args"  # after [ARGS]: the arguments object is next
 _DONE = "done"
 
 
-def _prefix_hold(buf: str, tags: tuple[str, ...]) -> int:
-    """The length of the longest end of ``buf`` that a tag could still grow from."""
-    longest = max(len(tag) for tag in tags)
-    firsts = {tag[0] for tag in tags}
-    for at in range(max(0, len(buf) - longest + 1), len(buf)):
-        if buf[at] in firsts:
-            rest = buf[at:]
-            if any(tag.startswith(rest) and tag != rest for tag in tags):
-                return len(buf) - at
-    return 0
+class _Tags:
+    """Tags to find in text as it streams, with what makes the search cheap."""
 
+    __slots__ = ("firsts", "lasts", "longest", "tags")
 
-def _end_run(buf: str, ends: tuple[str, ...]) -> int:
-    """Where a run of end-of-turn tokens (and white space) that ends ``buf`` starts.
+    def __init__(self, tags: tuple[str, ...]) -> None:
+        self.tags = tags
+        self.longest = max(len(tag) for tag in tags)
+        self.firsts = "".join(sorted({tag[0] for tag in tags}))
+        self.lasts = "".join(sorted({tag[-1] for tag in tags}))
 
-    ``len(buf)`` when ``buf`` does not end with such a token.
-    """
-    start = len(buf)
-    while True:
-        trimmed = buf[:start].rstrip()
-        token = next((token for token in ends if trimmed.endswith(token)), None)
-        if token is None:
-            return start
-        start = len(trimmed) - len(token)
+    def absent(self, buf: str) -> bool:
+        """Whether no tag, not even the start of one, can be in ``buf``."""
+        return not any(first in buf for first in self.firsts)
+
+    def partial(self, buf: str) -> int:
+        """The length of the longest end of ``buf`` that one of the tags could grow from."""
+        start = max(0, len(buf) - self.longest + 1)
+        found = [at for at in (buf.find(first, start) for first in self.firsts) if at != -1]
+        if not found:
+            return 0
+        for at in range(min(found), len(buf)):
+            if buf[at] in self.firsts:
+                rest = buf[at:]
+                if any(tag.startswith(rest) and tag != rest for tag in self.tags):
+                    return len(buf) - at
+        return 0
+
+    def run_at_end(self, buf: str) -> int:
+        """Where a run of these tags (and white space) that ends ``buf`` starts.
+
+        ``len(buf)`` when ``buf`` does not end with one of them.
+        """
+        start = len(buf)
+        while True:
+            trimmed = buf[:start].rstrip()
+            if not trimmed or trimmed[-1] not in self.lasts:
+                return start
+            token = next((token for token in self.tags if trimmed.endswith(token)), None)
+            if token is None:
+                return start
+            start = len(trimmed) - len(token)
 
 
 def _first(buf: str, tags: tuple[str, ...]) -> tuple[int, str]:
@@ -141,6 +159,9 @@ class GenerationReader:
         self._closers: tuple[str, ...] = ()
         self._markers = _MARKERS[style]
         self._ends = _ENDS[style]
+        self._end_tags = _Tags(self._ends)
+        self._body_tags = _Tags(self._markers + self._ends)
+        self._thinking_tags = self._body_tags  # set when thinking begins
         self._in_thinking = in_thinking
         self._state = _START
         self._buf = ""
@@ -264,12 +285,14 @@ class GenerationReader:
             if buf.startswith(opener):
                 self._consume(len(opener))
                 self._closers = (closer,)
+                self._thinking_tags = _Tags(self._closers + self._ends)
                 self._state = _THINKING
                 return True
         if not final and any(opener.startswith(buf) for opener in self._openers):
             return False
         if self._in_thinking:
             self._closers = tuple(self._openers.values())
+            self._thinking_tags = _Tags(self._closers + self._ends)
             self._state = _THINKING
         else:
             self._state = _BODY
@@ -277,6 +300,10 @@ class GenerationReader:
 
     def _thinking_step(self, out: list[Delta], final: bool) -> bool:
         buf = self._buf
+        if buf and self._thinking_tags.absent(buf):
+            self._show_thinking(buf, out)
+            self._consume(len(buf))
+            return True
         at, tag = _first(buf, self._closers)
         if at != -1:
             self._show_thinking(buf[:at], out)
@@ -284,12 +311,12 @@ class GenerationReader:
             self._state = _BODY
             return True
         if final:
-            self._show_thinking(buf[: _end_run(buf, self._ends)], out)
+            self._show_thinking(buf[: self._end_tags.run_at_end(buf)], out)
             self._consume(len(buf))
             self._state = _DONE
             return True
-        safe = len(buf) - _prefix_hold(buf, self._closers + self._ends)
-        safe = min(safe, _end_run(buf[:safe], self._ends))
+        safe = len(buf) - self._thinking_tags.partial(buf)
+        safe = min(safe, self._end_tags.run_at_end(buf[:safe]))
         if safe <= 0:
             return False
         self._show_thinking(buf[:safe], out)
@@ -347,6 +374,16 @@ class GenerationReader:
                 self._begin_scan("llama-bare", self._at)
                 return True
         buf = self._buf
+        if not buf:
+            if final:
+                self._state = _DONE
+                return True
+            return False
+        if self._body_tags.absent(buf):
+            # The usual chunk of prose: no tag can start in it.
+            self._show_text(buf, out)
+            self._consume(len(buf))
+            return True
         at, tag = _first(buf, self._markers)
         if at != -1:
             self._show_text(buf[:at], out)
@@ -356,12 +393,12 @@ class GenerationReader:
             self._consume(len(tag))
             return self._marker(tag)
         if final:
-            self._show_text(buf[: _end_run(buf, self._ends)], out)
+            self._show_text(buf[: self._end_tags.run_at_end(buf)], out)
             self._consume(len(buf))
             self._state = _DONE
             return True
-        safe = len(buf) - _prefix_hold(buf, self._markers + self._ends)
-        safe = min(safe, _end_run(buf[:safe], self._ends))
+        safe = len(buf) - self._body_tags.partial(buf)
+        safe = min(safe, self._end_tags.run_at_end(buf[:safe]))
         if safe <= 0:
             return False
         self._show_text(buf[:safe], out)
