@@ -147,7 +147,7 @@ MACHINERY = r"""
 {%- set d = dict(a=1, b='two') %}{{- d | tojson }}
 {%- set ns = namespace(count=0) %}
 {%- for m in messages %}
-    {%- generation %}[{{ show(m) }}]{% set ns.count = ns.count + 1 %}{% endgeneration %}
+    {%- generation %}[{{ show(m) }}] {% set ns.count = ns.count + 1 %}{% endgeneration %}
     {%- if m.thinking is defined %}(thinking: {{ m.thinking }}){% endif %}
 {%- endfor %}
 {{- ' count=' ~ ns.count }}
@@ -280,9 +280,10 @@ def test_equal_to_transformers_on_the_session(template: str, options: dict[str, 
 
 def test_machinery_renders_what_each_feature_promises() -> None:
     prompt = render(SESSION[:3], MACHINERY, documents=[{"title": "T", "text": "b"}], greeting="hej")
-    assert prompt.startswith('{"a": 1, "b": "two"}[system=You are terse.][user=Weather in Oslo?]')
+    # A generation block renders its body, white space and all.
+    assert prompt.startswith('{"a": 1, "b": "two"}[system=You are terse.] [user=Weather in Oslo?] ')
     # The reasoning is offered as "thinking" too, as transformers does.
-    assert "[assistant=Let me check.](thinking: Search first.)" in prompt
+    assert "[assistant=Let me check.] (thinking: Search first.)" in prompt
     assert prompt.endswith(' count=3 docs=[{"title": "T", "text": "b"}] greeting=hej')
 
 
@@ -431,6 +432,17 @@ def test_a_broken_template_raises_template_error(
         assert caught.value.line == line
     # The cause is kept for whoever debugs the template.
     assert caught.value.__cause__ is not None
+
+
+def test_dict_builds_dicts_and_offers_nothing_else() -> None:
+    assert render(HI, "{{ dict(a=1) | tojson }}{{ dict.fromkeys(['b'], 0) | tojson }}") == (
+        '{"a": 1}{"b": 0}'
+    )
+    # The builtin type would hand the template its class hierarchy.
+    with pytest.raises(TemplateError, match="UndefinedError: .*'mro'"):
+        render(HI, "{{ dict.mro() }}")
+    with pytest.raises(Exception, match="mro"):
+        theirs(HI, "{{ dict.mro() }}")  # transformers refuses it too
 
 
 def test_raise_exception_surfaces_its_message() -> None:
