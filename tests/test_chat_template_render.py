@@ -344,6 +344,26 @@ def test_a_template_that_reads_eos_fails_cleanly_without_it() -> None:
         render(transcript, MISTRAL, bos_token="<s>")
 
 
+def test_media_parts_reach_a_template_that_reads_them() -> None:
+    template = (
+        "{% for m in messages %}{% if m.content is string %}{{ m.content }}{% else %}"
+        "{% for part in m.content %}{% if part.type == 'text' %}{{ part.text }}"
+        "{% else %}<{{ part.type }}:{{ part.url or part.path }}>{% endif %}{% endfor %}"
+        "{% endif %}|{% endfor %}"
+    )
+    turn = ct.UserMultimodalMessage(
+        content=(
+            ct.TextBlock(text="Compare "),
+            ct.ImageUrlBlock(url="https://example.com/a.png"),
+            ct.VideoPathBlock(path="/clips/b.mp4"),
+        )
+    )
+    transcript: list[ct.Message] = [turn, ct.AssistantMessage(content="Same.")]
+    prompt = ours(transcript, template)
+    assert prompt == "Compare <image:https://example.com/a.png><video:/clips/b.mp4>|Same.|"
+    assert prompt == theirs(transcript, template)
+
+
 def test_block_tags_take_their_line_with_them() -> None:
     # trim_blocks and lstrip_blocks, as transformers sets them: a block tag on a
     # line of its own leaves neither its indentation nor its newline behind.
@@ -390,6 +410,7 @@ HI: list[ct.Message] = [ct.UserMessage(content="hi")]
     [
         ("a\n{% if %}", r"the chat template is not valid Jinja: Expected an expression", 2),
         ("{% for m in messages %}", r"not valid Jinja: Unexpected end of template", 1),
+        ("\n{{ messages | shout }}", r"not valid Jinja: No filter named 'shout'", 2),
         (
             "x\n{{ messages[0].content + missing }}",
             r"failed: UndefinedError: 'missing' is undefined",
@@ -413,6 +434,7 @@ HI: list[ct.Message] = [ct.UserMessage(content="hi")]
     ids=[
         "syntax",
         "unclosed",
+        "filter",
         "undefined",
         "type",
         "zero",
@@ -439,7 +461,7 @@ def test_dict_builds_dicts_and_offers_nothing_else() -> None:
         '{"a": 1}{"b": 0}'
     )
     # The builtin type would hand the template its class hierarchy.
-    with pytest.raises(TemplateError, match="UndefinedError: .*'mro'"):
+    with pytest.raises(TemplateError, match=r"UndefinedError: .*'mro'"):
         render(HI, "{{ dict.mro() }}")
     with pytest.raises(Exception, match="mro"):
         theirs(HI, "{{ dict.mro() }}")  # transformers refuses it too
@@ -492,6 +514,8 @@ def test_tools_as_specs_or_dicts() -> None:
         render(HI, "x", tools=[TOOLS[0], TOOLS[0]])
     with pytest.raises(ToolSchemaError, match=r"tools\[0\] is not JSON"):
         render(HI, "x", tools=[{"x": float("nan")}])
+    with pytest.raises(TypeError, match="tools must be a list of ToolSpec, not ToolSpec"):
+        render(HI, "x", tools=TOOLS[0])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"tools\[0\] is a str, not a ToolSpec or a dict"):
         render(HI, "x", tools=["web_search"])  # type: ignore[list-item]
 
