@@ -35,14 +35,10 @@ part of the answer and is dropped.
 from __future__ import annotations
 
 import re
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-import msgspec
-
-from .._errors import WireError
-from .._jsonvalue import ARGUMENTS_DEPTH
 from .._messages import AssistantMessage, ThinkingBlock, ToolCall
-from .._nesting import excess_depth
+from . import _call_json as call_json
 from ._json import arguments_json, parse_arguments
 from ._json_span import JsonSpan
 from ._reply import Delta, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
@@ -73,8 +69,6 @@ _MISTRAL_TAGS: Final = ("[ARGS]", "[CALL_ID]", "[TOOL_CALLS]")
 # A Llama answer that opens like a call object is held to be one: if it is
 # cut off or malformed, that is an error rather than text.
 _CALL_LIKE: Final = re.compile(r'\{\s*"(?:name|type)"\s*:')
-
-_DECODER: Final = msgspec.json.Decoder()
 
 # The states of the reader.
 _START = "start"
@@ -462,92 +456,40 @@ class GenerationReader:
 
     def _value(self, raw: str, out: list[Delta]) -> None:
         kind = self._scan_kind
+        at = self._call_at
         if kind == "hermes":
-            self._add_call(self._call_object(raw, "arguments", ()), out)
+            self._add_call(call_json.to_call(call_json.decode(raw, at), at, "arguments"), out)
             self._state = _HERMES_CLOSE
         elif kind == "llama":
-            self._add_call(self._call_object(raw, "parameters", ("arguments",)), out)
+            value = call_json.decode(raw, at)
+            self._add_call(call_json.to_call(value, at, "parameters", ("arguments",)), out)
             self._state = _LLAMA_NEXT
         elif kind == "llama-bare":
-            decoded = self._decode(raw, quiet=_CALL_LIKE.match(raw) is None)
-            if isinstance(decoded, dict) and _is_llama_call(decoded):
-                self._add_call(self._to_call(decoded, "parameters", ("arguments",)), out)
+            if _CALL_LIKE.match(raw) is None:
+                value = call_json.decode_quietly(raw)
+            else:
+                value = call_json.decode(raw, at)  # opens as a call: it must be one
+            if call_json.is_llama_call(value):
+                self._add_call(call_json.to_call(value, at, "parameters", ("arguments",)), out)
                 self._state = _LLAMA_NEXT
             else:
                 # JSON (or braces) that is not a call: it is the answer's text.
                 self._show_text(raw, out)
                 self._state = _BODY
         elif kind == "mistral-array":
-            decoded = self._decode(raw, quiet=False, levels=3)
-            if not isinstance(decoded, list) or not decoded:
-                raise self._fail(
-                    "[TOOL_CALLS] is followed by JSON that is not a list of calls", self._call_at
-                )
-            for item in decoded:
-                self._add_call(self._to_call(item, "arguments", ()), out)
+            value = call_json.decode(raw, at, levels=3)
+            if not isinstance(value, list) or not value:
+                raise self._fail("[TOOL_CALLS] is followed by JSON that is not a list of calls", at)
+            for item in value:
+                self._add_call(call_json.to_call(item, at, "arguments"), out)
             self._state = _BODY
         else:  # mistral-args, already streamed
             try:
                 arguments = parse_arguments(raw)
             except ValueError as err:
-                raise self._fail(
-                    f"the call's arguments cannot be read: {err}", self._call_at
-                ) from None
-            self._calls.append(self._build(self._call_id, self._name, arguments))
+                raise self._fail(f"the call's arguments cannot be read: {err}", at) from None
+            self._calls.append(call_json.build(self._call_id, self._name, arguments, at))
             self._state = _BODY
-
-    def _decode(self, raw: str, quiet: bool, levels: int = 2) -> Any:
-        """``raw`` decoded; ``None`` for bad JSON when ``quiet``, else an error."""
-        if excess_depth(raw, ARGUMENTS_DEPTH + levels) is not None:
-            if quiet:
-                return None
-            raise self._fail("the tool call nests too deeply to keep", self._call_at)
-        try:
-            return _DECODER.decode(raw)
-        except msgspec.DecodeError as err:
-            if quiet:
-                return None
-            raise self._fail(f"the tool call is not valid JSON ({err})", self._call_at) from None
-
-    def _call_object(self, raw: str, key: str, aliases: tuple[str, ...]) -> ToolCall:
-        return self._to_call(self._decode(raw, quiet=False), key, aliases)
-
-    def _to_call(self, value: object, key: str, aliases: tuple[str, ...]) -> ToolCall:
-        """A call from its JSON object: ``name``, arguments under ``key`` (or an alias), ``id``."""
-        if not isinstance(value, dict):
-            raise self._fail("a tool call is not a JSON object", self._call_at)
-        name = value.get("name")
-        if not isinstance(name, str) or not name:
-            raise self._fail("a tool call has no name", self._call_at)
-        arguments: Any = {}
-        for candidate in (key, *aliases):
-            if candidate in value:
-                arguments = value[candidate]
-                break
-        if isinstance(arguments, str):
-            # Some models write the arguments as a JSON string of the object.
-            try:
-                arguments = parse_arguments(arguments)
-            except ValueError as err:
-                raise self._fail(
-                    f"the arguments of tool call {name!r:.60} cannot be read: {err}", self._call_at
-                ) from None
-        if not isinstance(arguments, dict):
-            raise self._fail(
-                f"the arguments of tool call {name!r:.60} are not a JSON object", self._call_at
-            )
-        call_id = value.get("id")
-        if call_id is not None and not isinstance(call_id, str):
-            raise self._fail(f"tool call {name!r:.60} has an id that is not text", self._call_at)
-        return self._build(call_id, name, arguments)
-
-    def _build(self, call_id: str | None, name: str, arguments: dict[str, Any]) -> ToolCall:
-        try:
-            return ToolCall(id=call_id, name=name, arguments=arguments)
-        except WireError as err:
-            raise self._fail(
-                f"tool call {name!r:.60} cannot be kept: {err}", self._call_at
-            ) from None
 
     def _add_call(self, call: ToolCall, out: list[Delta]) -> None:
         index = len(self._calls)
@@ -689,7 +631,3 @@ class GenerationReader:
         out.append(ToolCallStart(index=len(self._calls), id=self._call_id, name=self._name))
         self._begin_scan("mistral-args", self._call_at)
         return True
-
-
-def _is_llama_call(value: dict[str, Any]) -> bool:
-    return isinstance(value.get("name"), str) and ("parameters" in value or "arguments" in value)
