@@ -40,7 +40,13 @@ from typing import Any
 
 import convtypes as ct
 from convtypes.dialects import ToolSpec
-from convtypes.dialects.chat_template import OutputStream, parse_output, render, to_messages
+from convtypes.dialects.chat_template import (
+    OutputStream,
+    TemplateError,
+    parse_output,
+    render,
+    to_messages,
+)
 
 TEMPLATE = r"""
 {%- if tools %}
@@ -239,7 +245,12 @@ def run(quick: bool, templates: dict[str, str] | None = None) -> str:
             )
             return str(prompt)
 
-        if ours() != theirs():
+        try:
+            prompt = ours()
+        except TemplateError as err:
+            lines.append(f"| {name} | refuses the transcript: {err.refusal or err} | | |")
+            continue
+        if prompt != theirs():
             raise AssertionError(f"{name}: render and apply_chat_template disagree")
         lines.append(f"| {name} | {_pair(ours, theirs, rounds, calls)} |")
 
