@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-_OUTSIDE: Final = re.compile(r'[{}\[\]"]')
+# Outside a string: a whole string (skipped in one step), a bracket, or the
+# quote that opens a string this piece does not close.
+_OUTSIDE: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]|"')
 _INSIDE: Final = re.compile(r'["\\]')
 
 
@@ -59,6 +61,8 @@ class JsonSpan:
                 return None
             mark = found.group()
             at = found.end()
+            if len(mark) > 1:
+                continue  # a whole string
             if mark == '"':
                 self._in_string = True
             elif mark in "{[":
