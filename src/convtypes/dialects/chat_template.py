@@ -155,9 +155,6 @@ def _plain(value: Any, where: str, room: int = MAX_DEPTH) -> Any:
     )
 
 
-_FIXED: Final = frozenset({"messages", "tools", "add_generation_prompt"})
-
-
 def render(
     messages: Iterable[Message | UnknownMessage],
     template: str,
@@ -216,8 +213,6 @@ def render(
         "add_generation_prompt": add_generation_prompt,
     }
     for name, value in variables.items():
-        if name in _FIXED:  # pragma: no cover - Python refuses these as keywords already
-            raise TypeError(f"{name} cannot be passed as a template variable")
         context[name] = _plain(value, name)
     documents = context["documents"]
     if documents is not None and (
