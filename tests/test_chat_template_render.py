@@ -27,7 +27,7 @@ from hypothesis import given, settings
 import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import DialectError, ToolSchemaError, ToolSpec, UnmatchedResult
-from convtypes.dialects.chat_template import TemplateError, render, to_messages
+from convtypes.dialects.chat_template import TemplateError, opens_thinking, render, to_messages
 
 SPECIAL: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
 
@@ -262,6 +262,9 @@ def test_chatml_prompt_as_written_by_hand() -> None:
         "<|im_start|>assistant\n<think>\n"
     )
     assert prompt == theirs(SESSION, CHATML, tools=TOOLS, enable_thinking=True)
+    # The prompt opens <think>: the model's reply starts inside it.
+    assert opens_thinking(prompt)
+    assert not opens_thinking(ours(SESSION, CHATML, tools=TOOLS, enable_thinking=False))
 
 
 @pytest.mark.parametrize(
