@@ -265,8 +265,8 @@ def _ids_and_answers(out: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 
 
 # conversations() is slow to draw; one property test checks both promises.
-@settings(max_examples=20)
-@given(cst.conversations())
+@settings(max_examples=12)
+@given(cst.conversations(max_exchanges=3))
 def test_generated_conversations(messages: list[ct.Message]) -> None:
     # alnum9 ids are well shaped, unique, and carried by the results that
     # answer them (conversations() answers every call once).

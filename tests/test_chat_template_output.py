@@ -386,7 +386,7 @@ def _streamed(
     return stream.result(), deltas
 
 
-@settings(max_examples=400)
+@settings(max_examples=300)
 @given(st.sampled_from(CORPUS), st.lists(st.integers(0, 200), max_size=12))
 def test_any_split_gives_the_same_message_or_error(
     case: tuple[str, bool, str], cuts: list[int]
@@ -487,7 +487,7 @@ def _written(draw: st.DrawFn) -> tuple[str, ct.AssistantMessage, str]:
     return style, message, _write(style, message, draw(st.integers(0, 1)))
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(_written(), st.lists(st.integers(0, 400), max_size=8))
 def test_written_calls_read_back_exactly_whole_and_streamed(
     written: tuple[str, ct.AssistantMessage, str], cuts: list[int]
