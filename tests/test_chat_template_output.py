@@ -197,6 +197,20 @@ def test_text_around_calls_is_kept() -> None:
     )
 
 
+def test_a_tag_inside_an_argument_string_is_text() -> None:
+    # The call ends where its JSON ends, not at the first closing tag.
+    text = (
+        '<tool_call>{"name": "note", "arguments": {"text": "ends with </tool_call>"}}</tool_call>'
+    )
+    assert parse_output(text, style="hermes") == msg(
+        "", (call("note", {"text": "ends with </tool_call>"}),)
+    )
+    mistral = '[TOOL_CALLS]note[ARGS]{"text": "[TOOL_CALLS]x[ARGS]{}"} done'
+    assert parse_output(mistral, style="mistral") == msg(
+        "done", (call("note", {"text": "[TOOL_CALLS]x[ARGS]{}"}),)
+    )
+
+
 def test_arguments_as_a_json_string_and_missing_arguments() -> None:
     text = (
         '<tool_call>{"name": "a", "arguments": "{\\"x\\": [1, 2]}"}</tool_call>'
