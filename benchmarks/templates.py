@@ -1,0 +1,289 @@
+"""What ``convtypes.dialects.chat_template`` costs: prompts and generations of a local model.
+
+    python benchmarks/templates.py                  # 21 rounds
+    python benchmarks/templates.py --quick          # 3 rounds
+    python benchmarks/templates.py --template PATH  # time a template of your own as well
+
+Two tables, each run side by side in one process, the two sides taking
+turns within each round; a ratio is the median of the per-round ratios,
+with their range.
+
+- **Prompt**: ``render`` of a 100-turn transcript (a user asks, the
+  assistant thinks and calls a tool, an external result comes back, the
+  assistant answers) against transformers' ``apply_chat_template(
+  to_messages(transcript), tokenize=False)`` on the same template, through a
+  tokenizer built in memory. Both start from convtypes messages and give
+  the same prompt (checked). The built-in template is a ChatML one written
+  for this benchmark, in the manner of Qwen's.
+- **Generation**: ``parse_output`` of a 10 KB generation (reasoning, an
+  answer, six tool calls in ``<tool_call>`` blocks) against the reader a
+  backend writes by hand (two regular expressions and ``json.loads``), which
+  gives the same message (checked); and ``OutputStream`` fed the same text
+  in chunks of four characters, about a token each.
+
+Needs jinja2 and transformers (the ``test`` extra). Prints markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import convtypes as ct
+from convtypes.dialects import ToolSpec
+from convtypes.dialects.chat_template import (
+    OutputStream,
+    TemplateError,
+    parse_output,
+    render,
+    to_messages,
+)
+
+TEMPLATE = r"""
+{%- if tools %}
+    {{- '<|im_start|>system\n' }}
+    {%- if messages[0].role == 'system' %}{{- messages[0].content + '\n\n' }}{%- endif %}
+    {{- '# Tools\n<tools>' }}
+    {%- for tool in tools %}{{- '\n' + tool | tojson }}{%- endfor %}
+    {{- '\n</tools><|im_end|>\n' }}
+{%- elif messages[0].role == 'system' %}
+    {{- '<|im_start|>system\n' + messages[0].content + '<|im_end|>\n' }}
+{%- endif %}
+{%- set ns = namespace(last_user=-1) %}
+{%- for m in messages %}
+    {%- if m.role == 'user' %}{% set ns.last_user = loop.index0 %}{% endif %}
+{%- endfor %}
+{%- for m in messages %}
+    {%- if m.role == 'user' or (m.role == 'system' and not loop.first) %}
+        {{- '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}
+    {%- elif m.role == 'assistant' %}
+        {{- '<|im_start|>assistant\n' }}
+        {%- if m.reasoning_content is defined and loop.index0 > ns.last_user %}
+            {{- '<think>\n' + m.reasoning_content + '\n</think>\n\n' }}
+        {%- endif %}
+        {{- m.content }}
+        {%- for call in m.tool_calls or [] %}
+            {{- '\n<tool_call>\n{"name": "' + call.function.name + '", "arguments": ' }}
+            {{- call.function.arguments | tojson + '}\n</tool_call>' }}
+        {%- endfor %}
+        {{- '<|im_end|>\n' }}
+    {%- elif m.role == 'tool' %}
+        {%- if loop.first or messages[loop.index0 - 1].role != 'tool' %}
+            {{- '<|im_start|>user' }}
+        {%- endif %}
+        {{- '\n<tool_response>\n' + m.content + '\n</tool_response>' }}
+        {%- if loop.last or messages[loop.index0 + 1].role != 'tool' %}
+            {{- '<|im_end|>\n' }}
+        {%- endif %}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{% endif %}
+"""
+
+SPECIAL: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+TOOLS = [
+    ToolSpec(
+        name="search",
+        description="Search the documents.",
+        parameters={
+            "type": "object",
+            "properties": {"query": {"type": "string"}, "options": {"type": "object"}},
+            "required": ["query"],
+        },
+    )
+]
+
+
+def transcript(turns: int = 100) -> list[ct.Message]:
+    """A seeded agent session of ``turns`` messages after the system prompt."""
+    messages: list[ct.Message] = [ct.SystemMessage(content="You are a careful agent.")]
+    serial = 0
+    while len(messages) <= turns:
+        serial += 1
+        messages.append(ct.UserMessage(content=f"Step {serial}: look up item {serial}."))
+        call = ct.ToolCall(
+            id=f"call_{serial:05d}",
+            name="search",
+            arguments={"query": f"item {serial}", "options": {"limit": 5, "page": serial}},
+        )
+        thinking = (ct.ThinkingBlock(text=f"I should search for item {serial} first."),)
+        messages.append(
+            ct.AssistantMessage(content="Searching.", tool_calls=(call,), thinking=thinking)
+        )
+        messages.append(
+            ct.ToolResultMessage(
+                tool_use_id=call.id or "",
+                content=f"Result {serial}: " + "lorem ipsum " * 20,
+                provenance=ct.Provenance.EXTERNAL,
+            )
+        )
+        messages.append(ct.AssistantMessage(content=f"Item {serial} is fine."))
+    return messages[: turns + 1]
+
+
+def generation() -> str:
+    """A hermes-style generation of about 10 KB."""
+    reasoning = " ".join(f"Step {n}: weigh option {n} against the others." for n in range(70))
+    answer = " ".join(f"Paragraph {n} of the answer, with some detail." for n in range(105))
+    calls = "".join(
+        '\n<tool_call>\n{"name": "search", "arguments": '
+        + json.dumps(
+            {"query": f"topic {n} " * 20, "options": {"limit": 10**20 + n, "tags": ["a"] * 8}}
+        )
+        + "}\n</tool_call>"
+        for n in range(6)
+    )
+    return f"<think>\n{reasoning}\n</think>\n\n{answer}{calls}"
+
+
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+
+
+def by_hand(text: str) -> ct.AssistantMessage:
+    """The reader a backend writes without convtypes: two patterns and json.loads."""
+    found = _THINK.search(text)
+    thinking = found.group(1).strip() if found else ""
+    rest = text[found.end() :] if found else text
+    calls = []
+    for body in _CALL.findall(rest):
+        value = json.loads(body)
+        calls.append(ct.ToolCall(name=value["name"], arguments=value["arguments"]))
+    return ct.AssistantMessage(
+        content=_CALL.sub("", rest).strip(),
+        tool_calls=tuple(calls),
+        thinking=(ct.ThinkingBlock(text=thinking),) if thinking else (),
+    )
+
+
+def streamed(text: str, step: int = 4) -> ct.AssistantMessage:
+    stream = OutputStream(style="hermes")
+    for at in range(0, len(text), step):
+        stream.feed(text[at : at + step])
+    return stream.result()
+
+
+# --- timing ---------------------------------------------------------------------------
+
+
+def _time(work: Callable[[], Any], calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        work()
+    return (time.perf_counter() - start) / calls
+
+
+def _pair(ours: Callable[[], Any], theirs: Callable[[], Any], rounds: int, calls: int) -> str:
+    mine: list[float] = []
+    other: list[float] = []
+    for _ in range(rounds):
+        mine.append(_time(ours, calls))
+        other.append(_time(theirs, calls))
+    ratios = sorted(a / b for a, b in zip(mine, other, strict=True))
+    return (
+        f"{statistics.median(mine) * 1e3:.2f} ms | {statistics.median(other) * 1e3:.2f} ms "
+        f"| {statistics.median(ratios):.2f}x ({ratios[0]:.2f}\u2013{ratios[-1]:.2f})"
+    )
+
+
+def _tokenizer() -> Any:
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
+
+    core = Tokenizer(models.WordLevel({"<unk>": 0, "<s>": 1, "</s>": 2}, unk_token="<unk>"))
+    make: Any = PreTrainedTokenizerFast
+    return make(tokenizer_object=core, **SPECIAL)
+
+
+def run(quick: bool, templates: dict[str, str] | None = None) -> str:
+    """Both tables, as markdown."""
+    warnings.simplefilter("ignore")
+    import jinja2
+    import transformers
+
+    rounds = 3 if quick else 21
+    calls = 3 if quick else 20
+    messages = transcript()
+    tokenizer = _tokenizer()
+    schemas = [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
+        for t in TOOLS
+    ]
+    lines = [
+        f"Transcript: {len(messages)} messages; {rounds} rounds of {calls} calls each; "
+        f"Python {platform.python_version()}, jinja2 {jinja2.__version__}, "
+        f"transformers {transformers.__version__}.",
+        "",
+        "| template | render | apply_chat_template | render time vs transformers |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, template in ({"built-in ChatML": TEMPLATE} | (templates or {})).items():
+
+        def ours(template: str = template) -> str:
+            return render(messages, template, tools=TOOLS, **SPECIAL)
+
+        def theirs(template: str = template) -> str:
+            chat = to_messages(messages)
+            prompt = tokenizer.apply_chat_template(
+                chat,
+                chat_template=template,
+                tools=schemas,
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+            return str(prompt)
+
+        try:
+            prompt = ours()
+        except TemplateError as err:
+            lines.append(f"| {name} | refuses the transcript: {err.refusal or err} | | |")
+            continue
+        if prompt != theirs():
+            raise AssertionError(f"{name}: render and apply_chat_template disagree")
+        lines.append(f"| {name} | {_pair(ours, theirs, rounds, calls)} |")
+
+    text = generation()
+    if parse_output(text, style="hermes") != by_hand(text) or streamed(text) != by_hand(text):
+        raise AssertionError("the readers disagree on the generation")
+    whole = _pair(
+        lambda: parse_output(text, style="hermes"), lambda: by_hand(text), rounds, calls * 5
+    )
+    stream = _pair(lambda: streamed(text), lambda: by_hand(text), rounds, calls)
+    chunks = -(-len(text) // 4)
+    per_chunk = statistics.median(_time(lambda: streamed(text), calls) for _ in range(rounds))
+    lines += [
+        "",
+        f"Generation: {len(text):,} characters, {len(by_hand(text).tool_calls)} tool calls; "
+        f"{rounds} rounds.",
+        "",
+        "| reader | convtypes | by hand (re + json) | convtypes time vs by hand |",
+        "| --- | ---: | ---: | ---: |",
+        f"| parse_output | {whole} |",
+        f"| OutputStream, {chunks:,} chunks of 4 characters | {stream} |",
+        "",
+        f"OutputStream: {per_chunk / chunks * 1e6:.1f} \u00b5s per chunk.",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument(
+        "--template", type=Path, action="append", default=[], help="a .jinja file to time too"
+    )
+    args = parser.parse_args()
+    extra = {path.name: path.read_text("utf-8") for path in args.template}
+    sys.stdout.write(run(args.quick, extra) + "\n")

@@ -1,0 +1,242 @@
+"""A transcript in the Hugging Face message convention that chat templates read.
+
+Real templates are strict about the shape of what they are given, and most
+failures are silent (an answer dropped, a list printed as its Python repr),
+so the shape here is the one every template in common use accepts:
+
+- ``content`` is always a string when the turn is text only, ``""`` rather
+  than missing on an assistant turn that only calls tools;
+- ``tool_calls`` appears only on a turn that has calls (several templates
+  take its mere presence, even ``[]``, to mean a tool-call turn);
+- each call is ``{"type": "function", "id", "function": {"name",
+  "arguments": <object>}}``, and each result ``{"role": "tool",
+  "tool_call_id", "name", "content"}``, named after the call it answers;
+- reasoning goes in ``reasoning_content``, which the reasoning models'
+  templates read.
+
+Ids follow the rules the other dialects keep (:class:`CallIds`), with a
+choice of shape: Mistral's templates refuse any id that is not nine
+characters long.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import Any, Final, Literal
+
+from .._content import (
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+    VideoPathBlock,
+    VideoUrlBlock,
+)
+from .._messages import (
+    AssistantMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    SystemMessage,
+    ThinkingBlock,
+    ToolResultMessage,
+    UserMessage,
+    UserMultimodalMessage,
+)
+from .._unknown import UnknownBlock, UnknownMessage
+from ._errors import (
+    Unsupported,
+    check_unsupported,
+    not_a_message,
+    note_text,
+    unknown_block,
+    unknown_message,
+    unsupported_block,
+)
+from ._ids import CallIds, _explicit_ids, safe_id
+from ._send import data_url, tool_result_text
+
+DIALECT: Final = "the chat-template dialect"
+
+IdStyle = Literal["default", "alnum9"]
+"""The shape of the tool-call ids ``to_messages`` sends.
+
+``"default"``: a caller's id is kept when it is made of ``[A-Za-z0-9_-]``
+and at most 64 long; any other (or none, or one used before) becomes
+``call_<message index>_<position>``. ``"alnum9"``: every id is exactly nine
+letters and digits, as Mistral's templates demand; an id of that shape is
+kept, any other is replaced by one made from the call's place.
+"""
+
+ID_STYLES: Final = ("default", "alnum9")
+
+JOIN: Final = "\n\n"
+"""What separates text blocks (and thinking blocks) joined into one string."""
+
+_ALNUM9: Final = re.compile(r"[A-Za-z0-9]{9}")
+_DIGITS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _usable_alnum9(call_id: str) -> bool:
+    return _ALNUM9.fullmatch(call_id) is not None
+
+
+def _base36(number: int, width: int) -> str | None:
+    digits = []
+    while number:
+        number, digit = divmod(number, 36)
+        digits.append(_DIGITS[digit])
+    text = "".join(reversed(digits)).rjust(width, "0")
+    return text if len(text) == width else None
+
+
+class _Alnum9Ids(CallIds):
+    """:class:`CallIds` whose made-up ids are nine letters and digits.
+
+    The first choice for the ``position``-th call of message ``index`` reads
+    as its place: ``c``, the index in five base-36 digits, the position in
+    three (``c0000b001``). If that is taken, or the place does not fit, ids
+    are drawn from a hash of the place and a counter until one is free.
+    Either way the same transcript always gets the same ids.
+    """
+
+    def _fresh(self, index: int, position: int) -> str:
+        # The same bookkeeping as the base class: a made-up id avoids every
+        # explicit id of the transcript and every id already sent.
+        if self._reserved is None:
+            self._reserved = _explicit_ids(self._messages)
+        reserved, used = self._reserved, self._used
+
+        def taken(candidate: str) -> bool:
+            return candidate in reserved or candidate in used
+
+        place_index = _base36(index, 5)
+        place_position = _base36(position, 3)
+        if place_index is not None and place_position is not None:
+            candidate = f"c{place_index}{place_position}"
+            if not taken(candidate):
+                return candidate
+        serial = 0
+        while True:
+            digest = hashlib.blake2b(f"{index}:{position}:{serial}".encode(), digest_size=8)
+            number = int.from_bytes(digest.digest(), "big") % 36**8
+            candidate = f"h{_base36(number, 8)}"
+            if not taken(candidate):
+                return candidate
+            serial += 1
+
+
+def _part(
+    index: int, position: int, block: object, unsupported: Unsupported
+) -> dict[str, Any] | None:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageUrlBlock):
+        return {"type": "image", "url": block.url}
+    if isinstance(block, ImageBase64Block):
+        return {"type": "image", "url": data_url(block.media_type, block.data)}
+    if isinstance(block, VideoUrlBlock):
+        return {"type": "video", "url": block.url}
+    if isinstance(block, VideoPathBlock):
+        return {"type": "video", "path": block.path}
+    if isinstance(block, AudioUrlBlock):
+        return {"type": "audio", "url": block.url}
+    if isinstance(block, AudioPathBlock):
+        return {"type": "audio", "path": block.path}
+    if isinstance(block, AudioBase64Block):
+        return {"type": "audio", "url": data_url(block.media_type, block.data)}
+    if isinstance(block, UnknownBlock):
+        raise unknown_block(DIALECT, index, position, block)
+    # Base64 video: transformers loads video only from a URL or a path.
+    if unsupported == "note":
+        return {"type": "text", "text": note_text(DIALECT, block)}
+    raise unsupported_block(
+        DIALECT,
+        index,
+        position,
+        block,
+        "has no form for inline (base64) video; give a URL or a path",
+    )
+
+
+def _user_content(index: int, blocks: Iterable[object], unsupported: Unsupported) -> Any:
+    parts = [_part(index, n, block, unsupported) for n, block in enumerate(blocks)]
+    kept = [part for part in parts if part is not None]
+    if all(part["type"] == "text" for part in kept):
+        # Text only: a string, which every template can print.
+        return JOIN.join(part["text"] for part in kept)
+    return kept
+
+
+def _reasoning(thinking: Iterable[ThinkingBlock]) -> str:
+    # Redacted thinking has no text to show a model; it is left out.
+    return JOIN.join(block.text for block in thinking if block.text)
+
+
+def to_messages(
+    messages: Iterable[Message | UnknownMessage],
+    *,
+    fence_external: bool = True,
+    unsupported: Unsupported = "raise",
+    ids: IdStyle = "default",
+) -> list[dict[str, Any]]:
+    """The transcript as Hugging Face chat messages (see the module's doc)."""
+    check_unsupported(unsupported)
+    if type(ids) is not str or ids not in ID_STYLES:
+        raise ValueError(f'ids= must be "default" or "alnum9", not {ids!r:.80}')
+    transcript = messages if isinstance(messages, list) else list(messages)
+    calls: CallIds
+    if ids == "alnum9":
+        calls = _Alnum9Ids(transcript, _usable_alnum9, DIALECT)
+    else:
+        calls = CallIds(transcript, _usable_default, DIALECT)
+    out: list[dict[str, Any]] = []
+    for index, message in enumerate(transcript):
+        if isinstance(message, ToolResultMessage):
+            call = calls.result(index, message)
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.out_id,
+                    "name": call.name,
+                    "content": tool_result_text(message, fence_external),
+                }
+            )
+        elif isinstance(message, AssistantMessage):
+            calls.assistant()
+            turn: dict[str, Any] = {"role": "assistant", "content": message.content}
+            reasoning = _reasoning(message.thinking)
+            if reasoning:
+                turn["reasoning_content"] = reasoning
+            if message.tool_calls:
+                turn["tool_calls"] = [
+                    {
+                        "type": "function",
+                        "id": calls.call(index, position, call),
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
+                    for position, call in enumerate(message.tool_calls)
+                ]
+            out.append(turn)
+        elif isinstance(message, UserMessage):
+            calls.user(index)
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, UserMultimodalMessage):
+            calls.user(index)
+            content = _user_content(index, message.content, unsupported)
+            out.append({"role": "user", "content": content})
+        elif isinstance(message, SystemMessage):
+            out.append({"role": "system", "content": message.content})
+        elif isinstance(message, ProviderOutputItemsMessage):
+            pass  # a hosted provider's state means nothing to a local model
+        elif isinstance(message, UnknownMessage):
+            raise unknown_message(index, message)
+        else:
+            raise not_a_message(index, message)
+    return out
+
+
+_usable_default = safe_id(64)

@@ -1,0 +1,322 @@
+"""Local models: a transcript into a chat template's prompt, a raw generation back into a message.
+
+A backend that runs a model in-process (transformers, MLX, llama.cpp, Candle)
+has no API to send messages to. It renders the transcript into the model's
+prompt through the model's own chat template, and reads the text the model
+writes back into a reply. This module does both:
+
+- :func:`to_messages` gives the transcript in the Hugging Face message
+  convention that chat templates read (``tokenizer.apply_chat_template``
+  takes it as is);
+- :func:`render` renders it through a chat template's text, as transformers
+  does, in a jinja2 sandbox (the ``templates`` extra);
+- :func:`parse_output` reads a generation in a family's tool-call syntax
+  (``"hermes"``, ``"llama3"``, ``"mistral"``) into an ``AssistantMessage``,
+  and :class:`OutputStream` does the same chunk by chunk.
+
+What every dialect does, this one does too: external tool results are
+fenced, tool-call ids are unique and pair calls with results, and anything
+the convention cannot carry is refused rather than dropped. Bad input raises
+:class:`TemplateError` (a template refused or failed) or
+:class:`OutputError` (a generation that cannot be read), both
+``DialectError`` subclasses; nothing from jinja2, ``json`` or msgspec leaks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from .._errors import MAX_DEPTH, WireError
+from .._jsonvalue import check_json
+from .._messages import AssistantMessage, Message
+from .._unknown import UnknownMessage
+from ._errors import DialectError, Unsupported
+from ._generation import STYLES, GenerationReader, Style
+from ._reply import Delta
+from ._template_errors import OutputError, TemplateError
+from ._template_messages import IdStyle
+from ._template_messages import to_messages as _to_messages
+from ._template_render import run
+from ._tools import ToolSchemaError, ToolSpec, checked_tools
+
+__all__ = [
+    "STYLES",
+    "IdStyle",
+    "OutputError",
+    "OutputStream",
+    "Style",
+    "TemplateError",
+    "opens_thinking",
+    "parse_output",
+    "render",
+    "to_messages",
+]
+
+
+def to_messages(
+    messages: Iterable[Message | UnknownMessage],
+    *,
+    fence_external: bool = True,
+    unsupported: Unsupported = "raise",
+    ids: IdStyle = "default",
+) -> list[dict[str, Any]]:
+    """The transcript as Hugging Face chat messages, ready for ``apply_chat_template``.
+
+    - System and user text become ``{"role", "content": str}``. A multimodal
+      user turn of text only becomes one string too (blocks joined by a blank
+      line); with images, video or audio it is a list of parts:
+      ``{"type": "text", "text"}``, ``{"type": "image", "url"}`` (base64 as a
+      ``data:`` URL), ``{"type": "video", "url" | "path"}``, ``{"type":
+      "audio", "url" | "path"}``. An image's ``detail``, a video's ``fps``
+      and ``max_frames`` and audio's ``sample_rate`` have no place there and
+      are left out. Base64 video, which transformers cannot load, is refused
+      (``UnsupportedContent``), or noted in its place with
+      ``unsupported="note"``.
+    - An assistant turn has ``content`` (``""`` when it only calls tools),
+      ``reasoning_content`` when it has thinking text (blocks joined by a
+      blank line; redacted thinking is left out), and ``tool_calls`` only
+      when it has calls: ``{"type": "function", "id", "function": {"name",
+      "arguments": <object>}}``.
+    - A tool result is ``{"role": "tool", "tool_call_id", "name",
+      "content"}``, named after the call it answers; external results are
+      fenced unless ``fence_external`` is False.
+    - Provider output items are left out; a message a newer writer made
+      (``UnknownMessage``) is refused.
+
+    Ids follow ``ids`` (see :data:`IdStyle`); a result answers its call by
+    id, or by ``positional_call_id`` for a call that has none, and carries
+    the id its call was sent with. A result that answers no call of the
+    turn before it raises ``UnmatchedResult``; a call still unanswered when
+    the next user message comes raises ``UnansweredCall``.
+
+    The dicts share tool arguments with the transcript: copy before changing
+    them in place.
+    """
+    return _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
+
+
+def _tool_schemas(tools: Iterable[ToolSpec | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Tools in the form templates read: ``{"type": "function", "function": {...}}``."""
+    if isinstance(tools, (str, bytes, Mapping, ToolSpec)):
+        raise TypeError(f"tools must be a list of ToolSpec, not {type(tools).__name__}")
+    given = list(tools)
+    specs = [tool for tool in given if isinstance(tool, ToolSpec)]
+    checked_tools(specs, "auto", "a chat template")  # names and repeats
+    out: list[dict[str, Any]] = []
+    for position, tool in enumerate(given):
+        if isinstance(tool, ToolSpec):
+            function = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            }
+            out.append({"type": "function", "function": function})
+        elif isinstance(tool, Mapping):
+            # A schema written by hand, in the Hugging Face form, goes as given.
+            schema = dict(tool)
+            try:
+                check_json(schema, MAX_DEPTH, f"tools[{position}]")
+            except WireError as err:
+                raise ToolSchemaError(f"tools[{position}] is not JSON: {err}") from None
+            out.append(schema)
+        else:
+            raise TypeError(
+                f"tools[{position}] is a {type(tool).__name__}, not a ToolSpec or a dict"
+            )
+    return out
+
+
+def _plain(value: Any, where: str, room: int = MAX_DEPTH) -> Any:
+    """A template variable as plain JSON-like data, which a sandboxed template cannot misuse."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if room <= 0:
+        raise ValueError(f"{where} nests deeper than {MAX_DEPTH} levels")
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, Mapping):
+        plain: dict[Any, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise TypeError(f"{where} has a key of type {type(key).__name__}")
+            plain[_plain(key, where, room - 1)] = _plain(item, f"{where}[{key!r:.40}]", room - 1)
+        return plain
+    if isinstance(value, (list, tuple)):
+        items = [_plain(item, f"{where}[{n}]", room - 1) for n, item in enumerate(value)]
+        return items if isinstance(value, list) else tuple(items)
+    raise TypeError(
+        f"{where} is a {type(value).__name__}; a template variable must be text, a number, "
+        "a bool, None, or a list or dict of them"
+    )
+
+
+def render(
+    messages: Iterable[Message | UnknownMessage],
+    template: str,
+    *,
+    tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+    add_generation_prompt: bool = True,
+    fence_external: bool = True,
+    unsupported: Unsupported = "raise",
+    ids: IdStyle = "default",
+    **variables: Any,
+) -> str:
+    """The transcript rendered into a prompt by the chat template ``template`` (its text).
+
+    The prompt equals what transformers' ``apply_chat_template(
+    to_messages(messages), chat_template=template, tools=..., tokenize=False,
+    ...)`` gives for the same variables: the messages of :func:`to_messages`,
+    ``tools`` as ``{"type": "function", "function": {"name", "description",
+    "parameters"}}`` (a ``ToolSpec``, or a dict already in that form, passed
+    as given), ``documents`` (``None`` unless given), and
+    ``add_generation_prompt``, True here since a backend renders to generate.
+
+    ``variables`` are the rest of what the template reads: the tokenizer's
+    special tokens, which transformers passes for you and which must be
+    given here (``bos_token="<s>"``, ``eos_token="</s>"``: a template may
+    fail without them), and its own switches (``enable_thinking=False``,
+    ``date_string=...``). They must be JSON-like (text, numbers, bools,
+    None, lists and dicts of them), so the sandboxed template holds nothing
+    it could call.
+
+    Raises :class:`TemplateError` when the template refuses the conversation
+    (``.refusal`` is its message), is not valid Jinja, or fails; the
+    ``to_messages`` errors for a transcript it cannot carry; ``DialectError``
+    for an empty transcript, which transformers refuses too; and
+    ``ImportError`` when jinja2 (the ``templates`` extra) is missing.
+    """
+    if not isinstance(template, str):
+        raise TypeError(f"template must be the chat template's text, not {type(template).__name__}")
+    if type(add_generation_prompt) is not bool:
+        raise TypeError(
+            f"add_generation_prompt must be True or False, not {add_generation_prompt!r}"
+        )
+    chat = _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
+    if not chat:
+        raise DialectError("an empty conversation cannot be rendered into a prompt")
+    context: dict[str, Any] = {
+        # transformers gives the template the reasoning under "thinking" too
+        # (gpt-oss reads it there), ahead of the message's own keys.
+        "messages": [
+            {"thinking": message["reasoning_content"], **message}
+            if "reasoning_content" in message
+            else message
+            for message in chat
+        ],
+        "tools": None if tools is None else _tool_schemas(tools),
+        "documents": None,
+        "add_generation_prompt": add_generation_prompt,
+    }
+    for name, value in variables.items():
+        context[name] = _plain(value, name)
+    documents = context["documents"]
+    if documents is not None and (
+        not isinstance(documents, list) or not all(isinstance(d, dict) for d in documents)
+    ):
+        raise TypeError("documents must be a list of dicts (each with 'title' and 'text')")
+    return run(template, context)
+
+
+def parse_output(text: str, *, style: Style, in_thinking: bool = False) -> AssistantMessage:
+    """A model's raw generation as an ``AssistantMessage``.
+
+    ``style`` names the family's tool-call syntax: ``"hermes"`` (Hermes,
+    Qwen, Granite: ``<tool_call>{"name", "arguments"}</tool_call>``),
+    ``"llama3"`` (a ``{"name", "parameters"}`` object, or ``"arguments"``,
+    as the whole answer or after ``<|python_tag|>``, several joined by
+    ``;``) or ``"mistral"`` (``[TOOL_CALLS][{...}, ...]``, or
+    ``[TOOL_CALLS]name[ARGS]{...}`` with an optional ``[CALL_ID]id``).
+
+    Reasoning in a ``<think>...</think>`` block at the start (``[THINK]``
+    for Mistral too) becomes an unsigned ``ThinkingBlock``. When the prompt
+    itself opened the block (QwQ, DeepSeek-R1, Qwen3.5: see
+    :func:`opens_thinking`), the generation starts inside it: pass
+    ``in_thinking=True``, and everything up to ``</think>`` is reasoning.
+
+    Calls keep their names, Mistral's ids, and their arguments as written
+    (key order, integers of any size). The text outside thinking and calls
+    is the answer, each run of it trimmed of the white space around it and
+    runs joined by a blank line. An end-of-turn token at the very end
+    (``<|im_end|>``, ``<|eot_id|>``, ``</s>``...) is dropped.
+
+    A call that cannot be read (JSON cut off or malformed, no name,
+    arguments that are not an object, a tag the syntax does not have)
+    raises :class:`OutputError` with the character ``offset`` of the
+    trouble.
+    """
+    if type(text) is not str:
+        raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
+    reader = GenerationReader(style, in_thinking)
+    reader.feed(text)
+    reader.finish()
+    return reader.message()
+
+
+class OutputStream:
+    """A generation read chunk by chunk, as the model writes it.
+
+    ``feed(chunk)`` takes the next piece of text and returns what it added:
+    :class:`TextDelta` and :class:`ThinkingDelta` for text to show, and
+    :class:`ToolCallStart` / :class:`ToolCallDelta` for calls, the same
+    deltas every dialect's ``Accumulator`` gives. ``finish()`` says the
+    generation is over and returns the last deltas; ``result()`` (which
+    finishes if need be) equals ``parse_output`` of the joined text, however
+    it was split, and so does any error, at the same offset.
+
+    Text is shown as soon as nothing can change it: the reader holds back
+    only what could still start a tag, white space at the edge of a run of
+    text, and an opening brace of a Llama answer until its object closes.
+    The text deltas, joined, are the message's ``content``; the thinking
+    deltas its reasoning. A call is announced once its name is known: for
+    Mistral's ``[ARGS]`` syntax its arguments then stream as they come; for
+    the other syntaxes, which wrap the arguments in the call's JSON, they
+    come whole when the call ends.
+    """
+
+    def __init__(self, *, style: Style, in_thinking: bool = False) -> None:
+        self._reader = GenerationReader(style, in_thinking)
+
+    def feed(self, chunk: str) -> list[Delta]:
+        """Take the next chunk of generated text; :class:`OutputError` if it cannot be read."""
+        return self._reader.feed(chunk)
+
+    def finish(self) -> list[Delta]:
+        """The generation is over: what was held back, read as the end of the text."""
+        return self._reader.finish()
+
+    @property
+    def finished(self) -> bool:
+        return self._reader.finished
+
+    def result(self) -> AssistantMessage:
+        """The whole message (finishing the generation first if need be)."""
+        self._reader.finish()
+        return self._reader.message()
+
+    def partial(self) -> AssistantMessage:
+        """The message so far: text and reasoning shown, calls complete. For a cancelled reply."""
+        return self._reader.message()
+
+
+_OPENERS: Final = ("<think>", "[THINK]")
+_CLOSERS: Final = ("</think>", "[/THINK]")
+
+
+def opens_thinking(prompt: str) -> bool:
+    """Whether ``prompt`` ends inside a thinking block the generation will close.
+
+    True when its last ``<think>`` (or ``[THINK]``) comes after its last
+    ``</think>`` (or ``[/THINK]``), as in the prompts of QwQ, DeepSeek-R1
+    and Qwen3.5 with thinking on; pass the answer as ``in_thinking`` to
+    :func:`parse_output` and :class:`OutputStream`.
+    """
+    if type(prompt) is not str:
+        raise TypeError(f"prompt must be a str, not {type(prompt).__name__}")
+    opened = max(prompt.rfind(tag) for tag in _OPENERS)
+    closed = max(prompt.rfind(tag) for tag in _CLOSERS)
+    return opened > closed
