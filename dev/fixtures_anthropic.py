@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from _recorded import Outcome, sse_events
@@ -184,29 +185,29 @@ def _check_deltas(out: Outcome, name: str, deltas: list[Any], reply: Reply) -> N
     )
 
 
+class _Recorded:
+    """Recorded SDK events in the place of the HTTP stream a ``MessageStream`` reads."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.events = events
+        self.response = SimpleNamespace(request=SimpleNamespace(headers={}))
+
+    def __iter__(self) -> Any:
+        return iter(self.events)
+
+    def close(self) -> None:
+        pass
+
+
 def _helper(events: list[Any], beta: bool) -> tuple[list[Any], Any]:
-    """The helper stream's events for SDK ``events``, and its final message."""
-    if beta:
-        import httpx2  # type: ignore[import-not-found]
-        from anthropic.lib.streaming._beta_messages import accumulate_event, build_events
+    """The events of the SDK's ``messages.stream()`` helper for ``events``, and its final."""
+    import anthropic as sdk
+    from anthropic.lib.streaming import BetaMessageStream, MessageStream
 
-        extra: dict[str, Any] = {"request_headers": httpx2.Headers()}
-    else:
-        from anthropic.lib.streaming._messages import (  # type: ignore[assignment]
-            accumulate_event,
-            build_events,
-        )
-
-        extra = {}
-    snapshot: Any = None
-    buffers: dict[int, bytes] = {}
-    fired: list[Any] = []
-    for event in events:
-        snapshot = accumulate_event(
-            event=event, current_snapshot=snapshot, json_bufs=buffers, **extra
-        )
-        fired.extend(build_events(event=event, message_snapshot=snapshot))
-    return fired, snapshot
+    kind: Any = BetaMessageStream if beta else MessageStream
+    stream = kind(_Recorded(events), sdk.NOT_GIVEN)
+    fired = list(stream)
+    return fired, stream.get_final_message()
 
 
 def check_stream(

@@ -252,6 +252,34 @@ class _Kept:
         }
 
 
+def _replayed(
+    index: int, items: Iterable[Any], transcript: list[Any], ids: CallIds
+) -> list[dict[str, Any]]:
+    """The blocks of the ``anthropic`` items at ``index`` that go back, their calls entered.
+
+    A ``tool_use`` goes back only if the ``AssistantMessage`` right after
+    the items holds it as a call: one it lacks was cut off at the token
+    limit, and no result will ever answer it, which the API refuses.
+    """
+    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    answered = {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
+    blocks: list[dict[str, Any]] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        block = _replayable(item)
+        if block is None:
+            continue
+        if block.get("type") == "tool_use":
+            call_id = block.get("id")
+            if not isinstance(call_id, str) or call_id not in answered:
+                continue
+            name = block.get("name")
+            ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
+        blocks.append(block)
+    return blocks
+
+
 def _leading_thoughts(blocks: list[dict[str, Any]]) -> int:
     count = 0
     for block in blocks:
@@ -345,30 +373,22 @@ def to_request(
                 thought_end += len(thoughts)
                 content.extend(blocks)
             continue
-        if isinstance(message, ProviderOutputItemsMessage):
+        if isinstance(message, UserMessage):
+            ids.user(index)
+            blocks = (
+                [{"type": "text", "text": message.content}] if _has_text(message.content) else []
+            )
+        elif isinstance(message, UserMultimodalMessage):
+            ids.user(index)
+            blocks = _user_blocks(index, message.content, unsupported)
+        elif isinstance(message, SystemMessage):
+            system.append(message.content)
+            continue
+        elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
                 continue  # another provider's state: it has no meaning here
             ids.assistant()
-            after = transcript[index + 1] if index + 1 < len(transcript) else None
-            answered = (
-                {call.id for call in after.tool_calls}
-                if isinstance(after, AssistantMessage)
-                else set()
-            )
-            blocks = []
-            for item in message.items:
-                if not isinstance(item, dict):
-                    continue
-                block = _replayable(item)
-                if block is None:
-                    continue
-                if block.get("type") == "tool_use":
-                    call_id = block.get("id")
-                    if call_id not in answered or not isinstance(call_id, str):
-                        continue  # cut off (or dropped from the turn): no result will come
-                    name = block.get("name")
-                    ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
-                blocks.append(block)
+            blocks = _replayed(index, message.items, transcript, ids)
             kept = _Kept(message.items)
             if blocks:
                 if role != "assistant":
@@ -381,17 +401,6 @@ def to_request(
                 if thought_end == len(content):
                     thought_end += _leading_thoughts(blocks)
                 content.extend(blocks)
-            continue
-        if isinstance(message, UserMessage):
-            ids.user(index)
-            blocks = (
-                [{"type": "text", "text": message.content}] if _has_text(message.content) else []
-            )
-        elif isinstance(message, UserMultimodalMessage):
-            ids.user(index)
-            blocks = _user_blocks(index, message.content, unsupported)
-        elif isinstance(message, SystemMessage):
-            system.append(message.content)
             continue
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
