@@ -13,8 +13,12 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import re
+import subprocess
+import sys
 from collections.abc import Callable
 from enum import Enum
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -314,11 +318,19 @@ def test_pydantic_schemas_go_as_they_are_and_the_sdk_takes_them() -> None:
         "description": "Store a address.",
         "input_schema": schemas["address"],
     }
-    # A recursive model's schema is a $ref at the top, with no type: the API
-    # needs "type": "object" there, which a tool's input always is.
-    assert "type" not in schemas["person"] and "$ref" in schemas["person"]
-    assert person["input_schema"] == {"type": "object", **schemas["person"]}
-    assert "type" not in tools[1].parameters  # the spec itself is not changed
+    # A recursive model's schema is only a $ref at the top: its root becomes
+    # the definition it names, the definitions kept for the inner $refs.
+    assert set(schemas["person"]) == {"$defs", "$ref"}
+    defs = schemas["person"]["$defs"]
+    assert person["input_schema"] == {**defs["Person"], "$defs": defs}
+    assert person["input_schema"]["type"] == "object"
+    assert set(tools[1].parameters) == {"$defs", "$ref"}  # the spec itself is not changed
+
+
+def test_a_root_without_a_type_is_an_object() -> None:
+    schema = {"properties": {"q": {"type": "string"}}, "required": ["q"]}
+    [tool] = anthropic.tools_to_request([ToolSpec(name="find", parameters=schema)])["tools"]
+    assert tool["input_schema"] == {"type": "object", **schema}
 
 
 @pytest.mark.parametrize(
@@ -368,6 +380,20 @@ def test_no_tools_give_no_fields() -> None:
             "only an object schema",
             "maybe",
             "/type",
+        ),
+        (
+            [ToolSpec(name="lost", parameters={"$ref": "#/$defs/Gone", "$defs": {}})],
+            "auto",
+            r"tool 'lost': the schema's root \$ref '#/\$defs/Gone' names no definition",
+            "lost",
+            "/$ref",
+        ),
+        (
+            [ToolSpec(name="far", parameters={"$ref": "https://x.test/s.json", "$defs": {}})],
+            "auto",
+            "names no definition in its",
+            "far",
+            "/$ref",
         ),
     ],
 )
@@ -1343,3 +1369,22 @@ def test_every_prefix_reads_as_the_sdk_reads_it(value: dict[str, Any], indent: i
         got = read_partial_object(prefix)
         assert repr(got) == repr(expected), prefix
     assert read_partial_object(text) == value
+
+
+# === the provider page ==================================================================
+
+_PAGE = Path(__file__).parent.parent / "docs" / "providers" / "anthropic.md"
+_PAGE_BLOCKS = re.findall(r"```python\n(.*?)```", _PAGE.read_text("utf-8"), re.DOTALL)
+
+
+@pytest.mark.parametrize("number", range(len(_PAGE_BLOCKS)))
+def test_every_python_block_of_the_page_runs(number: int, tmp_path: Path) -> None:
+    # As a reader would paste it: a new interpreter, an empty directory.
+    done = subprocess.run(
+        [sys.executable, "-c", _PAGE_BLOCKS[number]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

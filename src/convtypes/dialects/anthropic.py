@@ -437,41 +437,66 @@ def to_request(
 def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
     """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
 
-    Each tool goes as ``{"name", "description", "input_schema"}``, its
-    JSON Schema unchanged (the API reads ``$ref``/``$defs``, ``anyOf`` and
-    recursive schemas as they are), with ``"type": "object"`` added at the
-    top where the schema leaves it out (the API requires it, and a tool's
-    input is always an object). ``choice`` is ``"auto"``, ``"none"``,
-    ``"required"`` (Anthropic's ``any``) or a tool's name. With no tools
-    the result is ``{}``. Raises :class:`~convtypes.dialects.ToolSchemaError`
-    for a schema whose top is not an object schema (``path="/type"``), a
-    name the API refuses, a name given twice, or a choice that names no tool.
+    Each tool goes as ``{"name", "description", "input_schema"}`` (no
+    ``description`` when it is empty), its JSON Schema as it is: the API
+    reads ``$ref``/``$defs``, ``anyOf`` and recursive schemas. Two changes
+    that keep the schema's meaning, since a tool's input is always an
+    object: a root that is only a ``$ref`` to one of its own ``$defs`` (what
+    pydantic writes for a recursive model) becomes that definition, its
+    ``$defs`` kept beside it; and a root without a ``type`` gets ``"type":
+    "object"``, which the API requires. ``choice`` is ``"auto"``, ``"none"``,
+    ``"required"`` (Anthropic's ``any``) or a tool's name. With no tools the
+    result is ``{}``. Raises :class:`~convtypes.dialects.ToolSchemaError`
+    for a root whose type is not ``"object"`` (``path="/type"``), a root
+    ``$ref`` to a definition that is not there (``path="/$ref"``), a name
+    the API refuses, a name given twice, or a choice that names no tool.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
         return {}
     out: list[dict[str, Any]] = []
     for spec in specs:
-        schema = spec.parameters
-        if "type" not in schema:
-            schema = {"type": "object", **schema}
-        elif schema["type"] != "object":
-            raise ToolSchemaError(
-                f"tool {spec.name!r}: {DIALECT} takes only an object schema for a tool's input, "
-                f"and this one's type is {short(schema['type'])}",
-                spec.name,
-                pointer(["type"]),
-            )
         tool: dict[str, Any] = {"name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["input_schema"] = schema
+        tool["input_schema"] = _input_schema(spec)
         out.append(tool)
     if chosen is not None:
         tool_choice: dict[str, Any] = {"type": "tool", "name": chosen}
     else:
         tool_choice = {"type": "any" if choice == "required" else choice}
     return {"tools": out, "tool_choice": tool_choice}
+
+
+_DEFS_REF: Final = "#/$defs/"
+
+
+def _input_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The tool's schema with an object at its root (see :func:`tools_to_request`)."""
+    schema = spec.parameters
+    target = schema.get("$ref")
+    if set(schema) == {"$ref", "$defs"} and isinstance(target, str):
+        defs = schema["$defs"]
+        name = target[len(_DEFS_REF) :] if target.startswith(_DEFS_REF) else None
+        root = defs.get(name) if isinstance(defs, dict) and name is not None else None
+        if not isinstance(root, dict):
+            raise ToolSchemaError(
+                f"tool {spec.name!r}: the schema's root $ref {short(target)} names no "
+                "definition in its $defs",
+                spec.name,
+                pointer(["$ref"]),
+            )
+        schema = {**root, "$defs": defs}
+    if "type" not in schema:
+        return {"type": "object", **schema}
+    if schema["type"] != "object":
+        raise ToolSchemaError(
+            f"tool {spec.name!r}: {DIALECT} takes only an object schema for a tool's input, "
+            f"and this one's type is {short(schema['type'])}",
+            spec.name,
+            pointer(["type"]),
+        )
+    return schema
 
 
 # --- responses ----------------------------------------------------------------
