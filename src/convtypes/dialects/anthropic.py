@@ -18,17 +18,20 @@ whose items are the content blocks: server tools and their results
 call, more text), and block types this version has never seen. Whether to
 keep them is decided by comparing: the content the flat message would send
 back against the content that came. The fields the SDK adds
-(``parsed_output``) are left out, and an SDK object is read under its wire
-names (``from``, not ``from_``).
+(``parsed_output``) and optional fields sent as ``null`` are left out (so a
+block read whole and the same block streamed come out the same), and an SDK
+object is read under its wire names (``from``, not ``from_``).
 
 The flat message reads the blocks in order. Text blocks next to each other
 (the API splits text where a citation starts or ends) join with nothing
 between them; texts that other blocks separate (a call, a search) join with
 a blank line, as pydantic-ai joins them, and a run of text with nothing in
 it adds no blank line. A ``tool_use`` cut off at the token limit (the last
-block of a reply that stopped at ``max_tokens`` or at the context window)
-is not a ``ToolCall``: its input may be half there, and a backend must not
-run it. It stays in the items only, which do not send it back.
+block of a reply that stopped at ``max_tokens`` or at the context window,
+whole or not, as nothing tells the two apart) is not a ``ToolCall``: its
+input may be half there, and a backend must not run it. It stays in the
+items only, its input read as far as it came (as the SDK reads it), and
+does not go back.
 
 Stop reasons by meaning: ``end_turn``, ``tool_use``, ``max_tokens``,
 ``stop_sequence``, ``pause_turn`` and ``refusal`` are themselves;
