@@ -814,6 +814,24 @@ def test_partial_after_a_bad_event_and_inside_a_server_block() -> None:
     validate(body)
 
 
+def test_partial_after_a_call_that_failed_shows_no_call() -> None:
+    reply = reply_of([{"type": "text", "text": "Go."}, client_call()], stop="tool_use")
+    events = stream_of(reply, json_text={1: '{"path": 7'})  # whole but for its brace
+    target = anthropic.Accumulator()
+    with pytest.raises(StreamError, match="the tool input of block 1 does not parse"):
+        for event in events:
+            target.feed(event)
+    assert target.partial()[-1] == ct.AssistantMessage(content="Go.")
+    # A call that starts without an id is refused before it is kept.
+    target = anthropic.Accumulator()
+    events = stream_of(reply)
+    del events[5]["content_block"]["id"]
+    with pytest.raises(StreamError, match="without an id and a name"):
+        for event in events:
+            target.feed(event)
+    assert target.partial() == [ct.AssistantMessage(content="Go.")]
+
+
 # === items, and replies that replay as they came ============================================
 
 

@@ -934,8 +934,15 @@ class Accumulator(StreamReader):
         self._finished = True
 
     def _start(self, number: int, event: object, at: int, block: dict[str, Any]) -> list[Delta]:
+        kind = block.get("type")
+        if kind == "tool_use" and not (
+            isinstance(block.get("id"), str) and isinstance(block.get("name"), str)
+        ):
+            # Refused before it is kept, so that partial() can go on without it.
+            raise self._fail(
+                number, event, "content_block_start", "a tool_use block without an id and a name"
+            )
         known = self._blocks[at] = _Block(block, number)
-        kind = known.kind
         if kind == "text":
             text = block.get("text")
             return [self._text(text)] if isinstance(text, str) and text else []
@@ -945,18 +952,9 @@ class Accumulator(StreamReader):
             thought = block.get("thinking")
             return [ThinkingDelta(text=thought)] if isinstance(thought, str) and thought else []
         if kind == "tool_use":
-            call_id = block.get("id")
-            name = block.get("name")
-            if not isinstance(call_id, str) or not isinstance(name, str):
-                raise self._fail(
-                    number,
-                    event,
-                    "content_block_start",
-                    "a tool_use block without an id and a name",
-                )
             known.call = self._calls
             self._calls += 1
-            return [ToolCallStart(index=known.call, id=call_id, name=name)]
+            return [ToolCallStart(index=known.call, id=block["id"], name=block["name"])]
         if kind == "fallback":
             # The model that serves the rest of the reply is the one the
             # whole response names.
@@ -966,21 +964,24 @@ class Accumulator(StreamReader):
         return []
 
     def _stop(self, number: int, event: object, at: int, block: _Block) -> list[Delta]:
-        block.stopped = True
         if not block.tool_like:
+            block.stopped = True
             return []
         text = "".join(block.pieces)
         if text.strip():
             try:
                 block.input = parse_arguments(text)
             except ValueError as err:
+                # Left open: partial() shows no call whose input does not parse.
                 raise self._fail(
                     number,
                     event,
                     "content_block_stop",
                     f"the tool input of block {at} does not parse: {err}",
                 ) from None
+            block.stopped = True
             return []
+        block.stopped = True
         given = block.start.get("input")
         if block.call < 0 or not isinstance(given, dict) or not given:
             return []
