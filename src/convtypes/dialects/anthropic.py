@@ -632,7 +632,8 @@ def read_reply(response: object) -> Reply:
         data = plain(response, "the response")
         content = field(data, "content", list, "the response")
         reason = data.get("stop_reason")
-        incomplete = {len(content) - 1} if reason in _CUT and content else set()
+        cut = isinstance(reason, str) and reason in _CUT
+        incomplete = {len(content) - 1} if cut and content else set()
         messages = _read(content, incomplete, "response")
         return _reply(messages, reason, data.get("usage"), data.get("model"), data.get("id"))
     except LEAKS as err:
