@@ -78,6 +78,37 @@ _CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 _ANTHROPIC = anthropic_message(anthropic_content("hmm", "c2ln", "Hello", _CALLS))
+# A server tool's use and result, and a cited text after them: kept as
+# items, so every mutation of them also goes back out through to_request.
+_ANTHROPIC["content"] += [
+    {"type": "server_tool_use", "id": "srvtoolu_9", "name": "web_search", "input": {"q": "x"}},
+    {
+        "type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_9",
+        "content": [
+            {
+                "type": "web_search_result",
+                "url": "https://x.test",
+                "title": "X",
+                "encrypted_content": "ZQ==",
+                "page_age": None,
+            }
+        ],
+    },
+    {
+        "type": "text",
+        "text": "Cited.",
+        "citations": [
+            {
+                "type": "web_search_result_location",
+                "url": "https://x.test",
+                "title": "X",
+                "cited_text": "x",
+                "encrypted_index": "aQ==",
+            }
+        ],
+    },
+]
 _CHAT = chat_completion("Hi", _CALLS)
 _CHAT_EVENTS = chat_chunks(_CHAT, _two)
 # An empty refusal delta and a second choice's delta, which the first choice ignores.

@@ -731,7 +731,7 @@ LEAKED_RESPONSES: list[tuple[str, Callable[[Any], Any], Any, str]] = [
         "a-kind-deep",
         anthropic.from_response,
         {"content": [{"type": _deep_input(5000)}]},
-        "block has no place",
+        "a block without a type",
     ),
 ]
 

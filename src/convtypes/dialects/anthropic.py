@@ -1,37 +1,92 @@
 """The Anthropic Messages API.
 
-``to_request`` builds ``{"system": ..., "messages": [...]}`` (no ``system`` key
-when the transcript has none); ``from_response`` and :class:`Accumulator`
-turn a ``Message`` response, or its raw stream events, into one
-``AssistantMessage``.
+``to_request`` builds ``{"system": ..., "messages": [...]}`` (no ``system``
+key when the transcript has none); ``tools_to_request`` the ``tools`` and
+``tool_choice`` fields; ``from_response``, ``read_reply`` and
+:class:`Accumulator` turn a ``Message`` response, or its stream of events
+(raw, or the SDK's ``messages.stream()`` helper events), into messages.
+
+What a reply becomes: an ``AssistantMessage`` with the text, the thinking
+(signed, or redacted) and the client tool calls (``tool_use``). When the
+``content`` array holds more than that message can say, so that replaying
+the message would send something else than what came, the array as sent is
+kept first, as a ``ProviderOutputItemsMessage`` of protocol ``anthropic``
+whose items are the content blocks: server tools and their results
+(``server_tool_use``, ``web_search_tool_result``, ``mcp_tool_use``...),
+``compaction``, ``fallback``, citations on text, ``caller`` on a
+``tool_use``, blocks in an order the flat message cannot keep (text, a
+call, more text), and block types this version has never seen. Whether to
+keep them is decided by comparing: the content the flat message would send
+back against the content that came. The fields the SDK adds
+(``parsed_output``) and optional fields sent as ``null`` are left out (so a
+block read whole and the same block streamed come out the same), and an SDK
+object is read under its wire names (``from``, not ``from_``).
+
+The flat message reads the blocks in order. Text blocks next to each other
+(the API splits text where a citation starts or ends) join with nothing
+between them; texts that other blocks separate (a call, a search) join with
+a blank line, as pydantic-ai joins them, and a run of text with nothing in
+it adds no blank line. A ``tool_use`` cut off at the token limit (the last
+block of a reply that stopped at ``max_tokens`` or at the context window,
+whole or not, as nothing tells the two apart) is not a ``ToolCall``: its
+input may be half there, and a backend must not run it. It stays in the
+items only, its input read as far as it came (as the SDK reads it), and
+does not go back.
+
+Stop reasons by meaning: ``end_turn``, ``tool_use``, ``max_tokens``,
+``stop_sequence``, ``pause_turn`` and ``refusal`` are themselves;
+``model_context_window_exceeded`` is ``"max_tokens"`` (the reply was cut at
+a token limit); anything else is ``"other"``. Usage: Anthropic's
+``input_tokens`` counts only the prompt tokens neither read from nor written
+to the cache, so ``Usage.input_tokens`` is ``input_tokens +
+cache_creation_input_tokens + cache_read_input_tokens``; ``cache_read_tokens``
+and ``cache_write_tokens`` are the last two; ``reasoning_tokens`` is
+``output_tokens_details.thinking_tokens`` where the API reports it. A stream
+reports usage in ``message_start`` and again, cumulative, in each
+``message_delta``; later values win, and ``raw`` is the merged object.
 
 What changes on the way out:
 
 - System messages are joined with a blank line into the top-level ``system``.
 - Turns alternate: consecutive user messages and tool results become one
-  user turn, tool results first; consecutive assistant messages become one
-  assistant turn. The first turn must be a user turn, or ``DialectError``.
+  user turn, tool results first; consecutive assistant messages (and
+  ``anthropic`` items) become one assistant turn. The first turn must be a
+  user turn, and a transcript with no turn at all is refused:
+  ``DialectError``.
+- ``anthropic`` items go back verbatim, in place and once, as their
+  assistant turn's content, and the ``AssistantMessage`` right after them
+  sends only what they do not carry (its text if it differs from theirs, its
+  calls whose ids they lack). Three kinds of block the API refuses as input
+  are left out: text with nothing but white space in it, thinking without a
+  signature, and a ``tool_use`` that the ``AssistantMessage`` after the
+  items does not hold as a call (one cut off at the token limit: no result
+  will ever answer it). Items of other protocols are dropped.
 - Thinking goes first in its turn and verbatim: signed blocks as
   ``thinking``, redacted ones as ``redacted_thinking``. When assistant
   messages merge into one turn, the thinking of all of them comes first, in
-  order, then their text and calls. A block with neither
-  a signature nor redacted data (another provider's, or a summary) is left
-  out: the API refuses it, and a signature cannot be made up.
+  order, then their text and calls. A block with neither a signature nor
+  redacted data (another provider's, or a summary) is left out: the API
+  refuses it, and a signature cannot be made up.
 - Empty text, and text of white space only, is left out, in user and
   assistant turns alike (the API refuses such text blocks, and they say
   nothing to the model); a turn left with nothing is dropped.
 - A tool call without its result by the next user message raises
   ``UnansweredCall``, as the API refuses it; calls open at the end are sent.
-- Video and audio, and images other than JPEG, PNG, GIF and WebP, have no
-  place: ``UnsupportedContent`` (or a text note with ``unsupported="note"``).
-- Provider output items of any protocol are dropped: they are another
-  provider's state.
+  A server tool's use (``server_tool_use``) is answered by the server, in
+  the items, and needs no result.
+- Images go inline as base64 (a ``data:`` URL too, which the API cannot
+  fetch) or by URL; media types are read case-insensitively, ``image/jpg``
+  as JPEG. Video and audio, and images other than JPEG, PNG, GIF and WebP,
+  have no place: ``UnsupportedContent`` (or a text note with
+  ``unsupported="note"``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Final
+
+import msgspec
 
 from .._content import ImageBase64Block, ImageUrlBlock, TextBlock
 from .._messages import (
@@ -63,17 +118,45 @@ from ._errors import (
     unsupported_block,
 )
 from ._ids import CallIds, safe_id
-from ._json import field, parse_arguments, plain, tool_call
-from ._reply import Delta
+from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._media import image_type, parse_data_url
+from ._partial_json import read_partial_object
+from ._reply import (
+    Delta,
+    Reply,
+    StopReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+)
 from ._send import tool_result_text
 from ._stream import StreamReader
+from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
 
-__all__ = ["Accumulator", "from_response", "to_request"]
+__all__ = [
+    "PROTOCOL",
+    "Accumulator",
+    "from_response",
+    "read_reply",
+    "to_request",
+    "tools_to_request",
+]
 
 DIALECT: Final = "Anthropic"
+PROTOCOL: Final = "anthropic"
+"""The ``protocol`` of the provider output items this dialect writes and replays."""
 
 IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 """The image media types the Messages API takes inline."""
+
+# Fields the anthropic SDK's parse helpers add to a block; not part of the wire.
+_SDK_ONLY: Final = frozenset({"parsed_output"})
+# Stop reasons that cut the reply at a token limit, perhaps inside a block.
+_CUT: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
+# Between texts that other blocks separate, in the flat message's content.
+_GAP: Final = "\n\n"
 
 _usable_id = safe_id(64)
 
@@ -93,15 +176,25 @@ def _user_blocks(
                 out.append({"type": "text", "text": block.text})
             continue
         if isinstance(block, ImageUrlBlock):
-            out.append({"type": "image", "source": {"type": "url", "url": block.url}})
-            continue
-        if isinstance(block, ImageBase64Block):
-            media_type = block.media_type
+            inline = parse_data_url(block.url)
+            if inline is None:
+                if block.url[:5].lower() != "data:":
+                    out.append({"type": "image", "source": {"type": "url", "url": block.url}})
+                    continue
+                why = "cannot fetch a data: URL, and takes one inline only in base64"
+            elif inline.media_type in IMAGE_TYPES:
+                source = {"type": "base64", "media_type": inline.media_type, "data": inline.data}
+                out.append({"type": "image", "source": source})
+                continue
+            else:
+                why = f"takes no {inline.media_type!r} image (only JPEG, PNG, GIF and WebP)"
+        elif isinstance(block, ImageBase64Block):
+            media_type = image_type(block.media_type)
             if media_type in IMAGE_TYPES:
                 source = {"type": "base64", "media_type": media_type, "data": block.data}
                 out.append({"type": "image", "source": source})
                 continue
-            why = f"takes no {media_type!r} image (only JPEG, PNG, GIF and WebP)"
+            why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
         elif isinstance(block, UnknownBlock):
             raise unknown_block(DIALECT, index, position, block)
         else:
@@ -113,6 +206,92 @@ def _user_blocks(
     return out
 
 
+def _thoughts(thinking: Iterable[ThinkingBlock]) -> list[dict[str, Any]]:
+    """The thinking blocks the API takes back: signed or redacted, never unsigned."""
+    out: list[dict[str, Any]] = []
+    for thought in thinking:
+        if thought.redacted_data is not None:
+            out.append({"type": "redacted_thinking", "data": thought.redacted_data})
+        elif thought.signature:
+            out.append(
+                {"type": "thinking", "thinking": thought.text, "signature": thought.signature}
+            )
+        # else unsigned: the API refuses it back, and a signature cannot be made up
+    return out
+
+
+def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A kept content block as it goes back, or ``None`` where the API refuses it.
+
+    Text with nothing but white space and thinking without a signature are
+    refused as input; the SDK's own fields never belong to the wire.
+    """
+    kind = item.get("type")
+    if kind == "text":
+        text = item.get("text")
+        if not isinstance(text, str) or not _has_text(text):
+            return None
+    elif kind == "thinking":
+        signature = item.get("signature")
+        if not isinstance(signature, str) or not signature:
+            return None
+    if _SDK_ONLY.isdisjoint(item):
+        return item
+    return {key: value for key, value in item.items() if key not in _SDK_ONLY}
+
+
+class _Kept:
+    """What kept ``anthropic`` items already say: their text and their call ids."""
+
+    __slots__ = ("call_ids", "text")
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        blocks = [item for item in items if isinstance(item, dict)]
+        self.text = _joined_text(blocks)
+        self.call_ids = {
+            block["id"]
+            for block in blocks
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str)
+        }
+
+
+def _replayed(
+    index: int, items: Iterable[Any], transcript: list[Any], ids: CallIds
+) -> list[dict[str, Any]]:
+    """The blocks of the ``anthropic`` items at ``index`` that go back, their calls entered.
+
+    A ``tool_use`` goes back only if the ``AssistantMessage`` right after
+    the items holds it as a call: one it lacks was cut off at the token
+    limit, and no result will ever answer it, which the API refuses.
+    """
+    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    answered = {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
+    blocks: list[dict[str, Any]] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        block = _replayable(item)
+        if block is None:
+            continue
+        if block.get("type") == "tool_use":
+            call_id = block.get("id")
+            if not isinstance(call_id, str) or call_id not in answered:
+                continue
+            name = block.get("name")
+            ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
+        blocks.append(block)
+    return blocks
+
+
+def _leading_thoughts(blocks: list[dict[str, Any]]) -> int:
+    count = 0
+    for block in blocks:
+        if block.get("type") not in ("thinking", "redacted_thinking"):
+            break
+        count += 1
+    return count
+
+
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
@@ -122,13 +301,14 @@ def to_request(
     """The conversation part of a Messages API request body.
 
     Returns ``{"system": str, "messages": [...]}``, without ``system`` when no
-    system message is given. The caller adds ``model``, ``max_tokens``,
-    ``tools`` and the rest. External tool results are fenced unless
-    ``fence_external`` is False. Tool-call ids are made unique and fit
-    ``^[A-Za-z0-9_-]{1,64}$``; a result follows its call's new id.
+    system message is given. The caller adds ``model``, ``max_tokens``, the
+    tool fields (``tools_to_request``) and the rest. External tool results
+    are fenced unless ``fence_external`` is False. Tool-call ids are made
+    unique and fit ``^[A-Za-z0-9_-]{1,64}$``; a result follows its call's new
+    id. ``anthropic`` items go back as they came (see the module).
 
-    The request shares tool arguments with the transcript: copy them before
-    changing them in place.
+    The request shares tool arguments and items with the transcript: copy
+    them before changing them in place.
     """
     check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
@@ -142,7 +322,9 @@ def to_request(
     # a user message closes the calls' scope, so no result can follow one
     # within a turn (it would be refused as unmatched).
     content: list[dict[str, Any]] = []
+    kept: _Kept | None = None
     for index, message in enumerate(transcript):
+        previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
             result = {
                 "type": "tool_result",
@@ -157,23 +339,20 @@ def to_request(
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
+            text = message.content
+            calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
             thoughts: list[dict[str, Any]] = []
-            for thought in message.thinking:
-                if thought.redacted_data is not None:
-                    thoughts.append({"type": "redacted_thinking", "data": thought.redacted_data})
-                elif thought.signature:
-                    thoughts.append(
-                        {
-                            "type": "thinking",
-                            "thinking": thought.text,
-                            "signature": thought.signature,
-                        }
-                    )
-                # else unsigned: the API refuses it back, and a signature cannot be made up
+            if previous is None:
+                thoughts = _thoughts(message.thinking)
+            else:
+                # The message read from the items before it: only what they lack.
+                if text == previous.text:
+                    text = ""
+                calls = [(at, call) for at, call in calls if call.id not in previous.call_ids]
             blocks: list[dict[str, Any]] = []
-            if _has_text(message.content):
-                blocks.append({"type": "text", "text": message.content})
-            for position, call in enumerate(message.tool_calls):
+            if _has_text(text):
+                blocks.append({"type": "text", "text": text})
+            for position, call in calls:
                 blocks.append(
                     {
                         "type": "tool_use",
@@ -209,7 +388,23 @@ def to_request(
             system.append(message.content)
             continue
         elif isinstance(message, ProviderOutputItemsMessage):
-            continue  # another provider's state: it has no meaning here
+            if message.protocol != PROTOCOL:
+                continue  # another provider's state: it has no meaning here
+            ids.assistant()
+            blocks = _replayed(index, message.items, transcript, ids)
+            kept = _Kept(message.items)
+            if blocks:
+                if role != "assistant":
+                    content = []
+                    turns.append({"role": "assistant", "content": content})
+                    role = "assistant"
+                    thought_end = 0
+                    if first_index < 0:
+                        first_index = index
+                if thought_end == len(content):
+                    thought_end += _leading_thoughts(blocks)
+                content.extend(blocks)
+            continue
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
         else:
@@ -222,7 +417,12 @@ def to_request(
                 if first_index < 0:
                     first_index = index
             content.extend(blocks)
-    if turns and turns[0]["role"] != "user":
+    if not turns:
+        raise DialectError(
+            "the transcript has no turn to send (once empty and white-space text is left "
+            "out), and the Messages API needs at least one user message"
+        )
+    if turns[0]["role"] != "user":
         raise DialectError(
             f"message {first_index}: the Messages API needs the first turn to be a user turn, "
             "and this transcript (once empty and white-space text is left out) starts with "
@@ -234,74 +434,371 @@ def to_request(
     return {"messages": turns}
 
 
+# --- tools --------------------------------------------------------------------
+
+
+def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
+    """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
+
+    Each tool goes as ``{"name", "description", "input_schema"}`` (no
+    ``description`` when it is empty), its JSON Schema as it is: the API
+    reads ``$ref``/``$defs``, ``anyOf`` and recursive schemas. Two changes
+    that keep the schema's meaning, since a tool's input is always an
+    object: a root that is only a ``$ref`` to one of its own ``$defs`` (what
+    pydantic writes for a recursive model) becomes that definition, its
+    ``$defs`` kept beside it; and a root without a ``type`` gets ``"type":
+    "object"``, which the API requires. ``choice`` is ``"auto"``, ``"none"``,
+    ``"required"`` (Anthropic's ``any``) or a tool's name. With no tools the
+    result is ``{}``. Raises :class:`~convtypes.dialects.ToolSchemaError`
+    for a root whose type is not ``"object"`` (``path="/type"``), a root
+    ``$ref`` to a definition that is not there (``path="/$ref"``), a name
+    the API refuses, a name given twice, or a choice that names no tool.
+    """
+    specs, chosen = checked_tools(tools, choice, DIALECT)
+    if not specs:
+        return {}
+    out: list[dict[str, Any]] = []
+    for spec in specs:
+        tool: dict[str, Any] = {"name": spec.name}
+        if spec.description:
+            tool["description"] = spec.description
+        tool["input_schema"] = _input_schema(spec)
+        out.append(tool)
+    if chosen is not None:
+        tool_choice: dict[str, Any] = {"type": "tool", "name": chosen}
+    else:
+        tool_choice = {"type": "any" if choice == "required" else choice}
+    return {"tools": out, "tool_choice": tool_choice}
+
+
+_DEFS_REF: Final = "#/$defs/"
+
+
+def _input_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The tool's schema with an object at its root (see :func:`tools_to_request`)."""
+    schema = spec.parameters
+    target = schema.get("$ref")
+    if set(schema) == {"$ref", "$defs"} and isinstance(target, str):
+        defs = schema["$defs"]
+        name = target[len(_DEFS_REF) :] if target.startswith(_DEFS_REF) else None
+        root = defs.get(name) if isinstance(defs, dict) and name is not None else None
+        if not isinstance(root, dict):
+            raise ToolSchemaError(
+                f"tool {spec.name!r}: the schema's root $ref {short(target)} names no "
+                "definition in its $defs",
+                spec.name,
+                pointer(["$ref"]),
+            )
+        schema = {**root, "$defs": defs}
+    if "type" not in schema:
+        return {"type": "object", **schema}
+    if schema["type"] != "object":
+        raise ToolSchemaError(
+            f"tool {spec.name!r}: {DIALECT} takes only an object schema for a tool's input, "
+            f"and this one's type is {short(schema['type'])}",
+            spec.name,
+            pointer(["type"]),
+        )
+    return schema
+
+
 # --- responses ----------------------------------------------------------------
 
 
-def _message(blocks: list[dict[str, Any]], what: str) -> AssistantMessage:
-    texts: list[str] = []
+def _joined_text(blocks: Iterable[dict[str, Any]]) -> str:
+    """The text of the text blocks: adjacent ones joined, separated ones a blank line apart."""
+    runs: list[str] = []
+    run: list[str] = []
+    for block in blocks:
+        if block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                run.append(text)
+        elif run:
+            runs.append("".join(run))
+            run = []
+    if run:
+        runs.append("".join(run))
+    return _GAP.join(text for text in runs if text)
+
+
+def _flat(message: AssistantMessage) -> list[dict[str, Any]] | None:
+    """The content ``to_request`` sends for ``message`` alone; ``None`` if ids change."""
+    out = _thoughts(message.thinking)
+    if _has_text(message.content):
+        out.append({"type": "text", "text": message.content})
+    seen: set[str] = set()
+    for call in message.tool_calls:
+        if call.id is None or call.id in seen or not _usable_id(call.id):
+            return None  # to_request would send another id than the one that came
+        seen.add(call.id)
+        out.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+    return out
+
+
+def _carried(items: list[dict[str, Any]], assistant: AssistantMessage) -> bool:
+    """Whether replaying ``assistant`` alone sends the content that came, as JSON.
+
+    Blocks the API refuses as input do not count: they go back neither way.
+    """
+    flat = _flat(assistant)
+    if flat is None:
+        return False
+    return [block for block in map(_replayable, items) if block is not None] == flat
+
+
+def _read(blocks: list[Any], incomplete: set[int], where: str) -> list[Message]:
+    """The messages for a reply's content blocks.
+
+    ``incomplete`` holds the positions of blocks that were cut off; a
+    ``tool_use`` among them is kept in the items only.
+    """
+    runs: list[str] = []
+    run: list[str] = []
     calls: list[ToolCall] = []
     thinking: list[ThinkingBlock] = []
+    items: list[dict[str, Any]] = []
     for number, block in enumerate(blocks):
-        where = f"{what}.content[{number}]"
         if not isinstance(block, dict):
-            raise ResponseError(f"{where}: expected an object, got {short(block)}")
+            raise ResponseError(
+                f"{where}.content[{number}]: expected an object, got {short(block)}"
+            )
+        items.append(
+            {
+                key: value
+                for key, value in block.items()
+                if value is not None and key not in _SDK_ONLY
+            }
+        )
         kind = block.get("type")
         if kind == "text":
-            texts.append(field(block, "text", str, where))
-        elif kind == "tool_use":
-            arguments = field(block, "input", dict, where)
-            call_id = field(block, "id", str, where)
-            name = field(block, "name", str, where)
-            calls.append(tool_call(call_id, name, arguments, where))
+            run.append(field(block, "text", str, f"{where}.content[{number}]"))
+            continue
+        if not isinstance(kind, str):
+            raise ResponseError(
+                f"{where}.content[{number}]: a block without a type: {short(block)}"
+            )
+        if run:
+            runs.append("".join(run))
+            run = []
+        at = f"{where}.content[{number}]"
+        if kind == "tool_use":
+            if number in incomplete:
+                continue  # cut off: its input may be half there
+            arguments = field(block, "input", dict, at)
+            call_id = field(block, "id", str, at)
+            name = field(block, "name", str, at)
+            calls.append(tool_call(call_id, name, arguments, at))
         elif kind == "thinking":
             thinking.append(
                 ThinkingBlock(
-                    text=field(block, "thinking", str, where),
-                    signature=field(block, "signature", str, where),
+                    text=field(block, "thinking", str, at),
+                    signature=field(block, "signature", str, at),
                 )
             )
         elif kind == "redacted_thinking":
-            thinking.append(ThinkingBlock(redacted_data=field(block, "data", str, where)))
-        else:
-            raise ResponseError(
-                f"{where}: a {short(kind)} block has no place in a convtypes message; "
-                "it is refused rather than dropped"
-            )
-    return AssistantMessage(
-        content="".join(texts), tool_calls=tuple(calls), thinking=tuple(thinking)
+            thinking.append(ThinkingBlock(redacted_data=field(block, "data", str, at)))
+        # Any other block (server tools, compaction, a type this version does
+        # not know) says nothing the flat message can hold: it is in the items.
+    if run:
+        runs.append("".join(run))
+    text = _GAP.join(text for text in runs if text)
+    assistant = built(
+        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
+        where,
     )
+    if _carried(items, assistant):
+        return [assistant]
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), where)
+    return [kept, assistant]
 
 
 def from_response(response: object) -> list[Message]:
     """The messages to append for a Messages API response.
 
-    ``response`` is the response JSON as a dict or the SDK's ``Message``.
-    Text blocks are joined into the assistant's ``content`` (citations are
-    not kept); thinking and redacted thinking become ``ThinkingBlock``\\ s in
-    order; ``tool_use`` blocks become ``ToolCall``\\ s with their ids. Any
-    other block (server tools and their results) raises ``ResponseError``.
+    ``response`` is the response JSON as a dict or the SDK's ``Message``
+    (``BetaMessage``, ``ParsedMessage`` and the stream helper's final
+    message too). Text becomes the assistant's ``content``, thinking and
+    redacted thinking ``ThinkingBlock``\\ s in order, ``tool_use`` blocks
+    ``ToolCall``\\ s with their ids; what that message cannot say is kept
+    before it as ``anthropic`` items (see the module).
     """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
         content = field(data, "content", list, "the response")
-        return [_message(content, "response")]
+        reason = data.get("stop_reason")
+        cut = isinstance(reason, str) and reason in _CUT
+        incomplete = {len(content) - 1} if cut and content else set()
+        messages = _read(content, incomplete, "response")
+        return _reply(messages, reason, data.get("usage"), data.get("model"), data.get("id"))
     except LEAKS as err:
         raise_response_failure(err)
 
 
-_IGNORED_EVENTS: Final = frozenset(
-    # ping keeps the connection open; message_delta carries the stop reason
-    # and usage. The rest are the SDK's MessageStream helpers, which repeat
-    # what the raw deltas already said.
-    {"ping", "message_delta", "text", "thinking", "signature", "input_json", "citation"}
+_STOPS: Final[dict[str, StopReason]] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "pause_turn": "pause_turn",
+    "refusal": "refusal",
+}
+
+
+def _stop_reason(messages: list[Message], reason: object) -> StopReason:
+    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
+    assistant = messages[-1]
+    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
+        return "tool_use"
+    return stop
+
+
+def _count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
+    value = usage.get(key)
+    if inner is not None:
+        value = value.get(inner) if isinstance(value, dict) else None
+    return value if type(value) is int else None
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    fresh = _count(raw, "input_tokens")
+    written = _count(raw, "cache_creation_input_tokens")
+    read = _count(raw, "cache_read_input_tokens")
+    return Usage(
+        input_tokens=None if fresh is None else fresh + (written or 0) + (read or 0),
+        output_tokens=_count(raw, "output_tokens"),
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+        reasoning_tokens=_count(raw, "output_tokens_details", "thinking_tokens"),
+        raw=raw,
+    )
+
+
+def _reply(
+    messages: list[Message], reason: object, usage: object, model: object, reply_id: object
+) -> Reply:
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(messages, reason),
+        provider_stop_reason=reason if isinstance(reason, str) else None,
+        usage=_usage(usage),
+        model=model if isinstance(model, str) else None,
+        id=reply_id if isinstance(reply_id, str) else None,
+    )
+
+
+# --- streams ------------------------------------------------------------------
+
+# The SDK's ``messages.stream()`` helper yields the raw events and these,
+# which repeat what the raw deltas say (with a growing snapshot).
+_HELPER_EVENTS: Final = frozenset(
+    {"text", "citation", "thinking", "signature", "input_json", "compaction"}
 )
+# Events whose helper form carries the whole block or message snapshot:
+# read as an SDK object, only their type and index are taken.
+_BARE_EVENTS: Final = frozenset({"message_stop", "content_block_stop", "ping"})
+_NOT_TOOLS: Final = frozenset({"text", "thinking", "redacted_thinking"})
+
+
+class _Block:
+    """A content block as it streams: the start as sent, and the pieces since.
+
+    ``pieces`` are the text of a text block, the thinking of a thinking
+    block, or the input JSON of a tool-like block (one whose start has an
+    ``input``); ``signature`` the signature pieces; ``citations`` those
+    added by deltas; ``extra`` the fields a ``compaction_delta`` set.
+    ``call`` is a client call's position among the reply's calls (-1 for
+    any other block); ``input`` the input parsed when the block stopped
+    (``None``: the start's, no JSON came).
+    """
+
+    __slots__ = (
+        "call",
+        "citations",
+        "extra",
+        "input",
+        "kind",
+        "pieces",
+        "signature",
+        "start",
+        "started",
+        "stopped",
+        "tool_like",
+    )
+
+    def __init__(self, start: dict[str, Any], started: int) -> None:
+        self.start = start
+        self.kind = start.get("type")
+        self.tool_like = self.kind not in _NOT_TOOLS and "input" in start
+        self.pieces: list[str] = []
+        self.signature: list[str] = []
+        self.citations: list[Any] | None = None
+        self.extra: dict[str, Any] | None = None
+        self.input: Any = None
+        self.call = -1
+        self.started = started
+        self.stopped = False
+
+    def whole(self, at: int, final: bool) -> dict[str, Any]:
+        """The block as a whole response would hold it, so far.
+
+        The input of a tool-like block that never stopped is read from its
+        JSON text so far, as the SDK reads it; where that text cannot be
+        read, ``final`` raises and a partial view keeps the start's input.
+        """
+        block = dict(self.start)
+        if self.pieces:
+            if self.kind == "text":
+                block["text"] = block.get("text", "") + "".join(self.pieces)
+            elif self.kind == "thinking":
+                block["thinking"] = block.get("thinking", "") + "".join(self.pieces)
+        if self.signature:
+            block["signature"] = block.get("signature", "") + "".join(self.signature)
+        if self.citations:
+            before = block.get("citations")
+            block["citations"] = [*(before if isinstance(before, list) else ()), *self.citations]
+        if self.extra:
+            block.update(self.extra)
+        if self.tool_like:
+            if self.input is not None:
+                block["input"] = self.input
+            elif not self.stopped:
+                text = "".join(self.pieces)
+                if text.strip():
+                    try:
+                        block["input"] = read_partial_object(text)
+                    except ValueError as err:
+                        if final:
+                            raise StreamError(
+                                f"content block {at} (started in event {self.started}): its "
+                                f"input was cut off where it cannot be read: {err}",
+                                self.started,
+                                None,
+                            ) from None
+        return block
 
 
 class Accumulator(StreamReader):
     """Builds the messages of a streamed Messages API response.
 
-    ``feed`` every raw event (a dict or the SDK's event object) in order, then
-    ``result()`` gives what ``from_response`` gives for the final message.
+    ``feed`` every raw event (a dict or the SDK's event object), or every
+    event of the SDK's ``messages.stream()`` helper (whose own ``text``,
+    ``input_json`` and like events are skipped: the raw events they repeat
+    come too); ``result()`` then equals ``from_response`` of the final
+    message, and ``reply()`` adds the stop reason and usage from
+    ``message_delta``. ``feed`` returns the event's deltas: text and
+    thinking as they arrive (with the blank line that separates texts other
+    blocks come between), and for each client ``tool_use`` a start and the
+    pieces of its input JSON. A stream cut at the token limit may end with
+    a block that never stopped; it is read as the SDK reads it.
     """
 
     _noun = "event"
@@ -309,113 +806,295 @@ class Accumulator(StreamReader):
 
     def __init__(self) -> None:
         super().__init__()
-        self._blocks: dict[int, dict[str, Any]] = {}
-        self._json: dict[int, list[str]] = {}
-        self._stopped: set[int] = set()
+        self._blocks: dict[int, _Block] = {}
         self._started = False
+        self._calls = 0  # client tool calls started
+        self._said = False  # some text has been given out
+        self._gap = False  # another block came since the last text
+        self._reason: object = None
+        self._usage: dict[str, Any] | None = None
+        self._model: object = None
+        self._id: object = None
+
+    def _fail(self, number: int, event: object, kind: object, reason: str) -> StreamError:
+        return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        data = plain(event, "an event")
-        kind = data.get("type")
-        kind_label = label(kind)
-
-        def fail(reason: str) -> StreamError:
-            return StreamError(f"event {number} ({kind_label}): {reason}", number, event)
-
-        if not isinstance(kind, str):
-            raise fail("has no type")
+        if type(event) is dict:
+            data: dict[str, Any] = event
+            kind = data.get("type")
+        else:
+            kind = getattr(event, "type", None)
+            if isinstance(kind, str) and (kind in _BARE_EVENTS or kind in _HELPER_EVENTS):
+                data = {"type": kind, "index": getattr(event, "index", None)}
+            else:
+                data = plain(event, "an event")
+                kind = data.get("type")
+        if type(kind) is not str:
+            raise self._fail(number, event, kind, "has no type")
         if self._finished:
-            raise fail("the stream already ended with message_stop")
+            raise self._fail(number, event, kind, "the stream already ended with message_stop")
+        if kind == "content_block_delta" and self._started:
+            return self._delta(number, event, data)
+        if kind in _HELPER_EVENTS or kind == "ping":
+            return []
         if kind == "message_start":
-            if self._started:
-                raise fail("a second message_start")
-            self._started = True
-            message = data.get("message")
-            if isinstance(message, dict):
-                blocks = message.get("content")
-                if blocks is not None and not isinstance(blocks, list):
-                    raise fail("the message's content is not a list")
-                for position, block in enumerate(blocks or ()):
-                    if not isinstance(block, dict):
-                        raise fail(f"the message's content block {position} is not an object")
-                    self._blocks[position] = dict(block)
-                    self._stopped.add(position)
-            return []
-        if kind in _IGNORED_EVENTS:
-            return []
+            return self._message_start(number, event, data)
         if kind == "error":
-            raise fail(f"the provider reported an error: {short(data.get('error'), 200)}")
+            raise self._fail(
+                number,
+                event,
+                kind,
+                f"the provider reported an error: {short(data.get('error'), 200)}",
+            )
         if not self._started:
-            raise fail("came before message_start")
+            raise self._fail(number, event, kind, "came before message_start")
+        if kind == "message_delta":
+            self._message_delta(number, event, data)
+            return []
         if kind == "message_stop":
-            open_blocks = sorted(set(self._blocks) - self._stopped)
-            if open_blocks:
-                raise fail(f"content block {open_blocks[0]} was never stopped")
-            self._finished = True
+            self._message_stop(number, event)
             return []
         at = data.get("index")
         if type(at) is not int:
-            raise fail("has no integer index")
+            raise self._fail(number, event, kind, "has no integer index")
         if kind == "content_block_start":
             if at in self._blocks:
-                raise fail(f"content block {at} was already started")
+                raise self._fail(number, event, kind, f"content block {at} was already started")
             block = data.get("content_block")
             if not isinstance(block, dict):
-                raise fail("has no content_block")
-            self._blocks[at] = dict(block)
-            return []
-        block = self._blocks.get(at)
-        if block is None:
-            raise fail(f"names content block {at}, which was never started")
-        if at in self._stopped:
-            raise fail(f"content block {at} was already stopped")
-        if kind == "content_block_stop":
-            self._stopped.add(at)
-            pieces = self._json.pop(at, None)
-            if pieces is not None:
-                try:
-                    block["input"] = parse_arguments("".join(pieces))
-                except ValueError as err:
-                    raise fail(f"the tool input of block {at} does not parse: {err}") from None
-            return []
-        if kind != "content_block_delta":
-            raise fail("is not an event of the Messages stream")
-        delta = data.get("delta")
-        if not isinstance(delta, dict):
-            raise fail("has no delta")
-        delta_type = delta.get("type")
-        block_type = block.get("type")
-        if delta_type == "text_delta" and block_type == "text":
-            _grow(block, "text", _delta_text(delta, "text", fail), at, fail)
-        elif delta_type == "input_json_delta" and block_type == "tool_use":
-            self._json.setdefault(at, []).append(_delta_text(delta, "partial_json", fail))
-        elif delta_type == "thinking_delta" and block_type == "thinking":
-            _grow(block, "thinking", _delta_text(delta, "thinking", fail), at, fail)
-        elif delta_type == "signature_delta" and block_type == "thinking":
-            _grow(block, "signature", _delta_text(delta, "signature", fail), at, fail)
-        elif delta_type == "citations_delta" and block_type == "text":
-            pass  # citations are not kept, as in from_response
-        else:
-            raise fail(
-                f"a {short(delta_type, 40)} delta cannot apply to a {short(block_type, 40)} block"
+                raise self._fail(number, event, kind, "has no content_block")
+            return self._start(number, event, at, block)
+        known = self._blocks.get(at)
+        if known is None:
+            raise self._fail(
+                number, event, kind, f"names content block {at}, which was never started"
             )
+        if known.stopped:
+            raise self._fail(number, event, kind, f"content block {at} was already stopped")
+        if kind == "content_block_stop":
+            return self._stop(number, event, at, known)
+        raise self._fail(number, event, kind, "is not an event of the Messages stream")
+
+    def _message_start(self, number: int, event: object, data: dict[str, Any]) -> list[Delta]:
+        kind = "message_start"
+        if self._started:
+            raise self._fail(number, event, kind, "a second message_start")
+        self._started = True
+        message = data.get("message")
+        if not isinstance(message, dict):
+            return []
+        self._id = message.get("id")
+        self._model = message.get("model")
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            self._usage = dict(usage)
+        blocks = message.get("content")
+        if blocks is not None and not isinstance(blocks, list):
+            raise self._fail(number, event, kind, "the message's content is not a list")
+        deltas: list[Delta] = []
+        for position, block in enumerate(blocks or ()):
+            if not isinstance(block, dict):
+                raise self._fail(
+                    number, event, kind, f"the message's content block {position} is not an object"
+                )
+            # A block the message starts with is whole: started and stopped.
+            deltas += self._start(number, event, position, block)
+            deltas += self._stop(number, event, position, self._blocks[position])
+        return deltas
+
+    def _message_delta(self, number: int, event: object, data: dict[str, Any]) -> None:
+        kind = "message_delta"
+        delta = data.get("delta")
+        if delta is not None:
+            if not isinstance(delta, dict):
+                raise self._fail(number, event, kind, f"the delta is not an object: {short(delta)}")
+            reason = delta.get("stop_reason")
+            if reason is not None:
+                if not isinstance(reason, str):
+                    raise self._fail(
+                        number, event, kind, f"the stop_reason is not text: {short(reason)}"
+                    )
+                self._reason = reason
+        usage = data.get("usage")
+        if usage is not None:
+            if not isinstance(usage, dict):
+                raise self._fail(number, event, kind, f"the usage is not an object: {short(usage)}")
+            # Cumulative counts: a later value replaces an earlier one.
+            merged = self._usage if self._usage is not None else {}
+            merged.update((key, value) for key, value in usage.items() if value is not None)
+            self._usage = merged
+
+    def _message_stop(self, number: int, event: object) -> None:
+        open_blocks = sorted(at for at, block in self._blocks.items() if not block.stopped)
+        # Cut at the token limit, a stream may end inside its last block.
+        if open_blocks and not (self._reason in _CUT and open_blocks == [max(self._blocks)]):
+            raise self._fail(
+                number, event, "message_stop", f"content block {open_blocks[0]} was never stopped"
+            )
+        self._finished = True
+
+    def _start(self, number: int, event: object, at: int, block: dict[str, Any]) -> list[Delta]:
+        kind = block.get("type")
+        if kind == "tool_use" and not (
+            isinstance(block.get("id"), str) and isinstance(block.get("name"), str)
+        ):
+            # Refused before it is kept, so that partial() can go on without it.
+            raise self._fail(
+                number, event, "content_block_start", "a tool_use block without an id and a name"
+            )
+        known = self._blocks[at] = _Block(block, number)
+        if kind == "text":
+            text = block.get("text")
+            return [self._text(text)] if isinstance(text, str) and text else []
+        if self._said:
+            self._gap = True
+        if kind == "thinking":
+            thought = block.get("thinking")
+            return [ThinkingDelta(text=thought)] if isinstance(thought, str) and thought else []
+        if kind == "tool_use":
+            known.call = self._calls
+            self._calls += 1
+            return [ToolCallStart(index=known.call, id=block["id"], name=block["name"])]
+        if kind == "fallback":
+            # The model that serves the rest of the reply is the one the
+            # whole response names.
+            target = block.get("to")
+            if isinstance(target, dict) and isinstance(target.get("model"), str):
+                self._model = target["model"]
         return []
 
+    def _stop(self, number: int, event: object, at: int, block: _Block) -> list[Delta]:
+        if not block.tool_like:
+            block.stopped = True
+            return []
+        text = "".join(block.pieces)
+        if text.strip():
+            try:
+                block.input = parse_arguments(text)
+            except ValueError as err:
+                # Left open: partial() shows no call whose input does not parse.
+                raise self._fail(
+                    number,
+                    event,
+                    "content_block_stop",
+                    f"the tool input of block {at} does not parse: {err}",
+                ) from None
+            block.stopped = True
+            return []
+        block.stopped = True
+        given = block.start.get("input")
+        if block.call < 0 or not isinstance(given, dict) or not given:
+            return []
+        # A call whose input came whole, in its start: one piece with all of it.
+        try:
+            whole = arguments_json(given)
+        except (msgspec.EncodeError, ValueError, TypeError, RecursionError):
+            return []  # result() names what is wrong with it
+        return [ToolCallDelta(index=block.call, arguments=whole)]
+
+    def _text(self, piece: str) -> TextDelta:
+        """A text delta, after the blank line that separates it from earlier text."""
+        if self._gap:
+            self._gap = False
+            piece = _GAP + piece
+        self._said = True
+        return TextDelta(text=piece)
+
+    def _delta(self, number: int, event: object, data: dict[str, Any]) -> list[Delta]:
+        kind = "content_block_delta"
+        at = data.get("index")
+        if type(at) is not int:
+            raise self._fail(number, event, kind, "has no integer index")
+        block = self._blocks.get(at)
+        if block is None:
+            raise self._fail(
+                number, event, kind, f"names content block {at}, which was never started"
+            )
+        if block.stopped:
+            raise self._fail(number, event, kind, f"content block {at} was already stopped")
+        delta = data.get("delta")
+        if not isinstance(delta, dict):
+            raise self._fail(number, event, kind, "has no delta")
+        delta_type = delta.get("type")
+        if delta_type == "text_delta" and block.kind == "text":
+            piece = self._piece(number, event, at, block, delta, "text")
+            block.pieces.append(piece)
+            return [self._text(piece)] if piece else []
+        if delta_type == "input_json_delta" and block.tool_like:
+            json_piece = delta.get("partial_json")
+            if not isinstance(json_piece, str):
+                raise self._fail(number, event, kind, "the delta has no 'partial_json' text")
+            block.pieces.append(json_piece)
+            if json_piece and block.call >= 0:
+                return [ToolCallDelta(index=block.call, arguments=json_piece)]
+            return []
+        if delta_type == "thinking_delta" and block.kind == "thinking":
+            piece = self._piece(number, event, at, block, delta, "thinking")
+            block.pieces.append(piece)
+            return [ThinkingDelta(text=piece)] if piece else []
+        if delta_type == "signature_delta" and block.kind == "thinking":
+            signature = delta.get("signature")
+            if not isinstance(signature, str):
+                raise self._fail(number, event, kind, "the delta has no 'signature' text")
+            if not block.signature:
+                self._check_text(number, event, at, block, "signature")
+            block.signature.append(signature)
+            return []
+        if delta_type == "citations_delta" and block.kind == "text":
+            if "citation" not in delta:
+                raise self._fail(number, event, kind, "the delta has no 'citation'")
+            if block.citations is None:
+                block.citations = []
+            block.citations.append(delta["citation"])
+            return []
+        if delta_type == "compaction_delta" and block.kind == "compaction":
+            # It sets the block's fields, as the SDK reads it.
+            if block.extra is None:
+                block.extra = {}
+            block.extra.update((key, value) for key, value in delta.items() if key != "type")
+            return []
+        raise self._fail(
+            number,
+            event,
+            kind,
+            f"a {short(delta_type, 40)} delta cannot apply to a {short(block.kind, 40)} block",
+        )
+
+    def _piece(
+        self,
+        number: int,
+        event: object,
+        at: int,
+        block: _Block,
+        delta: dict[str, Any],
+        key: str,
+    ) -> str:
+        piece = delta.get(key)
+        if not isinstance(piece, str):
+            raise self._fail(number, event, "content_block_delta", f"the delta has no {key!r} text")
+        if not block.pieces:
+            self._check_text(number, event, at, block, key)
+        return piece
+
+    def _check_text(self, number: int, event: object, at: int, block: _Block, key: str) -> None:
+        """The block's own ``key``, which deltas add to, must be text if present."""
+        before = block.start.get(key, "")
+        if not isinstance(before, str):
+            raise self._fail(
+                number,
+                event,
+                "content_block_delta",
+                f"content block {at} has a {key!r} that is not text: {short(before)}",
+            )
+
     def _messages(self, final: bool) -> list[Message]:
-        blocks = [self._blocks[at] for at in sorted(self._blocks)]
-        return [_message(blocks, "stream")]
+        order = sorted(self._blocks)
+        blocks = [self._blocks[at].whole(at, final) for at in order]
+        incomplete = {n for n, at in enumerate(order) if not self._blocks[at].stopped}
+        if self._reason in _CUT and order:
+            incomplete.add(len(order) - 1)
+        return _read(blocks, incomplete, "stream")
 
-
-def _delta_text(delta: dict[str, Any], key: str, fail: Any) -> str:
-    value = delta.get(key)
-    if not isinstance(value, str):
-        raise fail(f"the delta has no {key!r} text")
-    return value
-
-
-def _grow(block: dict[str, Any], key: str, piece: str, at: int, fail: Any) -> None:
-    """Add a delta's text to the block's ``key`` text, which must be text if present."""
-    before = block.get(key, "")
-    if not isinstance(before, str):
-        raise fail(f"content block {at} has a {key!r} that is not text: {short(before)}")
-    block[key] = before + piece
+    def _reply(self, messages: list[Message]) -> Reply:
+        return _reply(messages, self._reason, self._usage, self._model, self._id)
