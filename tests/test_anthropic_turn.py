@@ -13,12 +13,8 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import re
-import subprocess
-import sys
 from collections.abc import Callable
 from enum import Enum
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -1387,22 +1383,3 @@ def test_every_prefix_reads_as_the_sdk_reads_it(value: dict[str, Any], indent: i
         got = read_partial_object(prefix)
         assert repr(got) == repr(expected), prefix
     assert read_partial_object(text) == value
-
-
-# === the provider page ==================================================================
-
-_PAGE = Path(__file__).parent.parent / "docs" / "providers" / "anthropic.md"
-_PAGE_BLOCKS = re.findall(r"```python\n(.*?)```", _PAGE.read_text("utf-8"), re.DOTALL)
-
-
-@pytest.mark.parametrize("number", range(len(_PAGE_BLOCKS)))
-def test_every_python_block_of_the_page_runs(number: int, tmp_path: Path) -> None:
-    # As a reader would paste it: a new interpreter, an empty directory.
-    done = subprocess.run(
-        [sys.executable, "-c", _PAGE_BLOCKS[number]],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr

@@ -49,7 +49,6 @@ from ollama._client import _copy_messages, _copy_tools  # noqa: E402  (after the
 from ollama._types import ChatRequest  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
-DOCS = Path(__file__).parent.parent / "docs" / "providers" / "ollama.md"
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
 
@@ -1425,28 +1424,6 @@ def test_the_dialect_imports_no_sdk() -> None:
         "assert not loaded, loaded\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-
-
-_DOC_BLOCKS = (
-    re.findall(r"```python\n(.*?)```", DOCS.read_text("utf-8"), re.DOTALL) if DOCS.exists() else []
-)
-
-
-def test_the_docs_page_has_examples() -> None:
-    assert len(_DOC_BLOCKS) >= 3
-
-
-@pytest.mark.parametrize("number", range(len(_DOC_BLOCKS)))
-def test_every_python_block_of_the_docs_runs(number: int, tmp_path: Path) -> None:
-    # As a reader would paste it: a new interpreter, an empty directory.
-    done = subprocess.run(
-        [sys.executable, "-c", _DOC_BLOCKS[number]],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
     assert done.returncode == 0, done.stderr
 
 

@@ -14,10 +14,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import re
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -1194,26 +1190,3 @@ def test_a_data_url_of_a_type_the_api_refuses_is_refused() -> None:
     page = ct.ImageUrlBlock(url="https://x.test/a.png")
     body = openai_responses.to_request([ct.UserMultimodalMessage(content=(page,))])
     assert body["input"][0]["content"][0]["image_url"] == "https://x.test/a.png"
-
-
-# --- the docs page ----------------------------------------------------------------
-
-_DOCS = Path(__file__).parent.parent / "docs" / "providers" / "openai-responses.md"
-_DOC_BLOCKS = re.findall(r"```python\n(.*?)```", _DOCS.read_text("utf-8"), re.DOTALL)
-
-
-@pytest.mark.parametrize("number", range(len(_DOC_BLOCKS)))
-def test_every_python_block_of_the_docs_page_runs_in_a_fresh_interpreter(
-    number: int, tmp_path: Path
-) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _DOC_BLOCKS[number]],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    # What a block prints is what its comments say it prints.
-    for said in re.findall(r"^\s*print\(.*\)\s+# (.+)$", _DOC_BLOCKS[number], re.MULTILINE):
-        assert said.split(" : ")[0].strip() in done.stdout, (said, done.stdout)
