@@ -663,12 +663,25 @@ def _first(candidates: object, what: str) -> dict[str, Any] | None:
     return None
 
 
+# URL-safe base64 (google-genai's JSON dump of bytes) into the standard alphabet
+# the API writes; a standard string has neither character, so it is unchanged.
+_STANDARD: Final = str.maketrans("-_", "+/")
+
+
 def _checked(parts: list[Any], what: str) -> list[dict[str, Any]]:
+    """The parts in snake_case, their bytes in standard base64, as the REST JSON has them."""
     out: list[dict[str, Any]] = []
     for number, part in enumerate(parts):
         if not isinstance(part, dict):
             raise ResponseError(f"{what}: part {number} is not an object")
-        out.append(_snake_keys(part))
+        part = _snake_keys(part)
+        signature = part.get("thought_signature")
+        if isinstance(signature, str):
+            part["thought_signature"] = signature.translate(_STANDARD)
+        inline = part.get("inline_data")
+        if isinstance(inline, dict) and isinstance(inline.get("data"), str):
+            part["inline_data"] = {**inline, "data": inline["data"].translate(_STANDARD)}
+        out.append(part)
     return out
 
 
