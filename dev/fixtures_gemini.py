@@ -8,7 +8,8 @@ dump); the deltas add up to the reply's text, thinking and calls; the
 replay validates against google-genai's request types and sends back every
 part as it came (in snake_case), except an empty unsigned text part, which
 the API refuses. For every recorded unstreamed response, the same for
-``read_reply``.
+``read_reply``. The dumps are taken both in Python mode (bytes) and in JSON
+mode (camelCase, bytes as URL-safe base64).
 """
 
 from __future__ import annotations
@@ -157,7 +158,13 @@ def check_stream(out: Outcome, name: str, chunks: list[dict[str, Any]]) -> None:
         out.check(other.reply() == reply, f"{name}: {form} give another reply")
     whole = added_up(chunks)
     sdk = types.GenerateContentResponse.model_validate(whole)
-    for form, value in (("dict", whole), ("SDK object", sdk), ("dump", sdk.model_dump())):
+    json_dump = sdk.model_dump(mode="json", by_alias=True)
+    for form, value in (
+        ("dict", whole),
+        ("SDK object", sdk),
+        ("dump", sdk.model_dump()),
+        ("JSON dump", json_dump),
+    ):
         read = gemini.read_reply(value)
         out.check(
             read == reply,
@@ -180,6 +187,8 @@ def check_response(out: Outcome, name: str, data: dict[str, Any]) -> None:
     sdk = types.GenerateContentResponse.model_validate(data)
     out.check(gemini.read_reply(sdk) == reply, f"{name}: the SDK object gives another reply")
     out.check(gemini.read_reply(sdk.model_dump()) == reply, f"{name}: the dump gives another reply")
+    json_dump = sdk.model_dump(mode="json", by_alias=True)
+    out.check(gemini.read_reply(json_dump) == reply, f"{name}: the JSON dump gives another reply")
     out.check(gemini.from_response(data) == reply.messages, f"{name}: from_response differs")
     usage = reply.usage
     raw = usage.raw or {}

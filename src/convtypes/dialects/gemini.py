@@ -607,7 +607,9 @@ class _Chunk:
                 raise ResponseError(
                     f"expected {what} as a dict or an SDK object, got {type(value).__name__}"
                 )
-            data = jsonable(dump(exclude_none=True, exclude=_SDK_ONLY))
+            # Python mode, which is quicker; only what is read is made plain
+            # JSON (``_snake_keys`` turns bytes and enums into their JSON).
+            data = dump(exclude_none=True, exclude=_SDK_ONLY)
             if not isinstance(data, dict):
                 raise ResponseError(f"{what} did not dump to a JSON object")
         candidate = _first(data.get("candidates"), what)
@@ -691,22 +693,6 @@ def _is_text(part: dict[str, Any]) -> bool:
         "thought",
         "thought_signature",
     }
-
-
-def _join(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
-    """Add a chunk's first ``part``, joining it to the part before when it continues it.
-
-    It does when both are text of the same kind (thought or not) and ``part``
-    brings no signature, which would open a part of its own. The dicts in
-    ``parts`` are never changed in place: a joined part is a new dict, so a
-    ``partial()`` taken earlier keeps what it had.
-    """
-    if parts and "thought_signature" not in part and _is_text(part):
-        last = parts[-1]
-        if _is_text(last) and bool(last.get("thought")) == bool(part.get("thought")):
-            parts[-1] = {**last, "text": last["text"] + part["text"]}
-            return
-    parts.append(part)
 
 
 def _in_pieces(call: object) -> bool:
@@ -892,7 +878,12 @@ class Accumulator(StreamReader):
 
     def __init__(self) -> None:
         super().__init__()
-        self._parts: list[dict[str, Any]] = []
+        self._parts: list[dict[str, Any]] = []  # every part before the open one
+        # The last part, while it is text a later chunk may continue: its first
+        # piece as sent, and all its pieces, joined only when asked for (joining
+        # on every chunk would copy the text so far each time).
+        self._open: dict[str, Any] | None = None
+        self._pieces: list[str] = []
         self._calls = 0
         self._reason: str | None = None
         self._block: str | None = None
@@ -923,10 +914,7 @@ class Accumulator(StreamReader):
             raise StreamError(f"{what}: more content after the finish reason", number, event)
         deltas: list[Delta] = []
         for position, part in enumerate(chunk.parts or ()):
-            if position == 0:
-                _join(self._parts, part)
-            else:
-                self._parts.append(part)
+            self._add(part, position == 0)
             text = part.get("text")
             if "function_call" in part:
                 self._call(part, number, event, deltas)
@@ -938,6 +926,37 @@ class Accumulator(StreamReader):
             self._reason = chunk.reason
             self._finished = True
         return deltas
+
+    def _add(self, part: dict[str, Any], first: bool) -> None:
+        """Add ``part``; a chunk's ``first`` part may continue the open text part.
+
+        It does when both are text of the same kind (thought or not) and
+        ``part`` brings no signature, which opens a part of its own.
+        """
+        text_only = _is_text(part)
+        if (
+            first
+            and text_only
+            and self._open is not None
+            and "thought_signature" not in part
+            and bool(self._open.get("thought")) == bool(part.get("thought"))
+        ):
+            self._pieces.append(part["text"])
+            return
+        if self._open is not None:
+            self._parts.append(self._joined())
+            self._open = None
+        if text_only:
+            self._open, self._pieces = part, [part["text"]]
+        else:
+            self._parts.append(part)
+
+    def _joined(self) -> dict[str, Any]:
+        """The open part with its pieces joined: a new dict, so earlier results stay."""
+        assert self._open is not None
+        if len(self._pieces) == 1:
+            return self._open
+        return {**self._open, "text": "".join(self._pieces)}
 
     def _call(self, part: dict[str, Any], number: int, event: object, deltas: list[Delta]) -> None:
         if _in_pieces(part["function_call"]):
@@ -953,7 +972,8 @@ class Accumulator(StreamReader):
 
     def _messages(self, final: bool) -> list[Message]:
         # Gemini sends each call whole: every call so far is complete.
-        return _messages(self._parts, final)
+        parts = self._parts if self._open is None else [*self._parts, self._joined()]
+        return _messages(parts, final)
 
     def _reply(self, messages: list[Message]) -> Reply:
         usage = Usage()
