@@ -764,16 +764,18 @@ def test_parts_the_turn_cannot_say_stay_in_the_items_and_go_back() -> None:
 
 
 def test_sdk_additions_are_not_kept() -> None:
-    obj = sdk(response([{"text": "hi", "thoughtSignature": SIG}], usage={"promptTokenCount": 2}))
+    sent = response([{"text": "hi", "thoughtSignature": SIG}], usage={"promptTokenCount": 2})
+    obj = sdk(sent)
     obj.automatic_function_calling_history = [
         types.Content(role="user", parts=[types.Part(text="earlier")])
     ]
     obj.sdk_http_response = types.HttpResponse(headers={"x": "y"})
-    reply = gemini.read_reply(obj)
-    assert reply == gemini.read_reply(
-        response([{"text": "hi", "thoughtSignature": SIG}], usage={"promptTokenCount": 2})
-    )
-    assert "earlier" not in json.dumps(ct.encode(reply.messages).decode())
+    expected = gemini.read_reply(sent)
+    for form in (obj, obj.model_dump(), obj.model_dump(mode="json", by_alias=True)):
+        reply = gemini.read_reply(form)
+        assert reply == expected
+        assert "earlier" not in ct.encode(reply.messages).decode()
+        assert reply.usage.raw == {"prompt_token_count": 2}
 
 
 def test_other_dialects_read_the_assistant_message_only() -> None:
