@@ -1,21 +1,69 @@
 """The Gemini API (``generateContent``), in the field names of the google-genai SDK.
 
-``to_request`` builds ``{"contents": [...], "system_instruction": {...}}``,
-leaving ``system_instruction`` out when the transcript has no system text;
-``from_response`` and :class:`Accumulator` turn a ``GenerateContentResponse``,
+``to_request`` builds ``{"contents": [...], "system_instruction": {...}}``
+(the REST body's conversation part), ``tools_to_request`` its ``tools`` and
+``tool_config``, and ``to_sdk_request`` turns such a body into the keyword
+arguments of google-genai's ``generate_content``, which takes the system
+instruction and the tools only inside ``config``. ``from_response``,
+``read_reply`` and :class:`Accumulator` turn a ``GenerateContentResponse``,
 or the chunks of a streamed one, into two messages: a
 ``ProviderOutputItemsMessage`` of protocol ``gemini`` holding the model
-turn's parts, then the ``AssistantMessage`` read from them.
+turn's parts as sent, then the ``AssistantMessage`` read from them.
 
-Why keep the parts: Gemini hands out thought signatures on the part they
-belong to (a text part, a function call, sometimes an empty text part at
-the end of a stream), and it checks that each comes back on that same part.
-A ``ThinkingBlock`` has no notion of "the part after the thoughts", and a
-Gemini signature in one would be sent to Anthropic as if it were Anthropic's.
-So the parts go back verbatim, in place, exactly once, as the Responses
-dialect does with its items; the assistant message beside them is for every
-other dialect, and this one sends only what the parts do not already carry.
-Thought summaries become unsigned ``ThinkingBlock``\\ s, for display.
+Why keep the parts, always: Gemini hands out thought signatures on the part
+they belong to (a text part, a function call, sometimes an empty text part
+at the end of a stream), and it checks that each comes back on that same
+part. A ``ThinkingBlock`` has no notion of "the part after the thoughts",
+and a Gemini signature in one would be sent to Anthropic as if it were
+Anthropic's. So the parts go back verbatim, in place, exactly once, as the
+Responses dialect does with its items; the assistant message beside them is
+for every other dialect, and this one sends from it only what the parts do
+not already carry. Thought summaries become unsigned ``ThinkingBlock``\\ s,
+for display; code execution, generated media and parts this version does
+not know stay in the items only.
+
+Parts are kept in snake_case (the SDK's names, which the REST API reads as
+well), signatures as standard base64, and without ``null`` fields, so that
+the REST JSON, the SDK's object and its ``model_dump()`` give equal
+messages. An unstreamed response's parts are kept one for one. A stream
+sends a part in pieces across chunks; the chunks add up to the response
+whose parts are every chunk's parts in order, except that the first part
+of a chunk joins the part before it when both are text of the same kind
+(thought or not) and the later one brings no signature of its own (a
+signature opens a new part). ``Accumulator.result()`` equals
+``from_response`` of that response.
+
+What a reply says beyond its parts (:func:`read_reply`):
+
+- ``stop_reason``: ``STOP`` is ``"end_turn"``, or ``"tool_use"`` when the
+  reply calls functions; ``MAX_TOKENS`` is ``"max_tokens"``; ``SAFETY``,
+  ``RECITATION``, ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII``,
+  ``MODEL_ARMOR`` and the ``IMAGE_*`` safety reasons are
+  ``"content_filter"``; anything else (``MALFORMED_FUNCTION_CALL``,
+  ``LANGUAGE``, ``OTHER``...) is ``"other"``. Gemini ends a stop sequence
+  with ``STOP`` too, so ``"stop_sequence"`` never comes.
+- A candidate without content (a reply filtered before any part) reads as
+  an empty reply, with its finish reason. A response without candidates is
+  a blocked prompt: an empty reply, ``"content_filter"``, with the
+  ``prompt_feedback.block_reason`` as ``provider_stop_reason``.
+- ``usage``: ``input_tokens`` is ``prompt_token_count`` (cached tokens
+  included) plus ``tool_use_prompt_token_count`` (what built-in tools such
+  as Google Search added to the prompt, which Gemini bills as input);
+  ``output_tokens`` is ``candidates_token_count`` plus
+  ``thoughts_token_count``, so that the two add up to
+  ``total_token_count``. Gemini leaves zero counts out of its JSON; an
+  output with neither count is what the total says beyond the input.
+  ``cache_read_tokens`` is ``cached_content_token_count``,
+  ``reasoning_tokens`` is ``thoughts_token_count``; Gemini reports no cache
+  writes. ``raw`` is ``usage_metadata`` in snake_case. In a stream each
+  chunk's usage replaces the one before.
+- ``model`` is ``model_version``, ``id`` is ``response_id``.
+
+Only the first candidate (``index`` 0) is read: the others are alternatives
+to it. Candidate metadata (grounding, citations, safety ratings, log
+probabilities) is not part of the turn, and a request has no field for it.
+A function call streamed in pieces (``partial_args``, from the Vertex
+option ``stream_function_call_arguments``) is refused.
 
 What changes on the way out:
 
@@ -25,22 +73,31 @@ What changes on the way out:
   parts named after their call, with ``{"output": text}`` as the response.
   Gemini pairs them by order, so the responses of a turn go in the order of
   the calls they answer, whatever their order in the transcript; an ``id``
-  is sent only where Gemini gave one.
+  is sent only where Gemini gave one. A result's ``is_error`` has no field
+  in the wire format, so none is sent.
 - Thinking blocks are dropped (signatures travel in the parts); items of
-  other protocols are dropped. Empty text is left out, and empty turns.
-- Images (PNG, JPEG, WebP, HEIC, HEIF), audio and video go inline
-  (``inline_data``) or by URL (``file_data``, with a MIME type guessed from
-  the URL's extension when it has a known one). ``fps`` goes as
-  ``video_metadata``; ``max_frames``, ``sample_rate`` and an image's
-  ``detail`` have no field and are dropped. A local path raises
-  ``UnsupportedContent``: the API cannot read this machine's files.
+  other protocols are dropped. Empty text is left out, and empty turns; so
+  is a replayed part of empty text with no signature, which says nothing
+  and which Gemini has refused as "an empty text parameter".
+- Images (PNG, JPEG, WebP, HEIC, HEIF; media types read case-insensitively,
+  ``image/jpg`` as JPEG), audio and video go inline (``inline_data``) or by
+  URL (``file_data``, with a MIME type guessed from the URL's extension when
+  it has a known one). A ``data:`` URL goes inline, since Gemini fetches no
+  such URL. ``fps`` goes as ``video_metadata``; ``max_frames``,
+  ``sample_rate`` and an image's ``detail`` have no field and are dropped.
+  A local path raises ``UnsupportedContent``: the API cannot read this
+  machine's files.
 """
 
 from __future__ import annotations
 
+import base64
 import bisect
-from collections.abc import Iterable
+import enum
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
+from urllib.parse import unquote_to_bytes
 
 from .._content import (
     AudioBase64Block,
@@ -71,7 +128,6 @@ from ._errors import (
     StreamError,
     Unsupported,
     check_unsupported,
-    label,
     not_a_message,
     note_text,
     raise_response_failure,
@@ -80,13 +136,33 @@ from ._errors import (
     unknown_message,
     unsupported_block,
 )
+from ._gemini_schema import parameters as _parameters
 from ._ids import CallIds, any_id
-from ._json import built, jsonable, tool_call
-from ._reply import Delta
+from ._json import arguments_json, built, jsonable, tool_call
+from ._media import image_type, media_type, parse_data_url
+from ._reply import (
+    Delta,
+    Reply,
+    StopReason,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    Usage,
+)
 from ._send import tool_result_text
 from ._stream import StreamReader
+from ._tools import ToolSpec, checked_tools
 
-__all__ = ["PROTOCOL", "Accumulator", "from_response", "to_request"]
+__all__ = [
+    "PROTOCOL",
+    "Accumulator",
+    "from_response",
+    "read_reply",
+    "to_request",
+    "to_sdk_request",
+    "tools_to_request",
+]
 
 DIALECT: Final = "Gemini"
 PROTOCOL: Final = "gemini"
@@ -136,6 +212,28 @@ def _with_fps(part: dict[str, Any], fps: float | None) -> dict[str, Any]:
     return part
 
 
+def _inline_url(url: str) -> tuple[str, str] | None:
+    """The media type and base64 data of a ``data:`` URL; ``None`` for another URL.
+
+    A base64 URL is taken apart; one of percent-encoded bytes is decoded and
+    its bytes encoded as base64, since ``inline_data`` takes only base64.
+    """
+    if url[:5].lower() != "data:":
+        return None
+    parsed = parse_data_url(url)
+    if parsed is not None:
+        return parsed.media_type, parsed.data
+    head, comma, payload = url[5:].partition(",")
+    if not comma:
+        return None
+    kind = image_type(head.split(";", 1)[0]) or "text/plain"
+    return kind, base64.b64encode(unquote_to_bytes(payload)).decode("ascii")
+
+
+def _inline(mime_type: str, data: str) -> dict[str, Any]:
+    return {"inline_data": {"mime_type": mime_type, "data": data}}
+
+
 def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
@@ -144,27 +242,37 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
             if block.text:
                 out.append({"text": block.text})
             continue
-        if isinstance(block, (ImageUrlBlock, AudioUrlBlock)):
-            out.append(_file(block.url))
-            continue
-        if isinstance(block, VideoUrlBlock):
-            out.append(_with_fps(_file(block.url), block.fps))
-            continue
-        if isinstance(block, ImageBase64Block):
-            if block.media_type in IMAGE_TYPES:
-                inline = {"mime_type": block.media_type, "data": block.data}
-                out.append({"inline_data": inline})
+        if isinstance(block, (ImageUrlBlock, AudioUrlBlock, VideoUrlBlock)):
+            inline = _inline_url(block.url)
+            fps = block.fps if isinstance(block, VideoUrlBlock) else None
+            if inline is None:
+                out.append(_with_fps(_file(block.url), fps))
+                continue
+            kind, data = inline
+            if isinstance(block, ImageUrlBlock):
+                fits, noun = kind in IMAGE_TYPES, "an image"
+            elif isinstance(block, VideoUrlBlock):
+                fits, noun = kind.startswith("video/"), "a video"
+            else:
+                fits, noun = kind.startswith("audio/"), "an audio"
+            if fits:
+                out.append(_with_fps(_inline(kind, data), fps))
+                continue
+            why = f"takes no {kind!r} data URL as {noun} block"
+        elif isinstance(block, ImageBase64Block):
+            kind = image_type(block.media_type)
+            if kind in IMAGE_TYPES:
+                out.append(_inline(kind, block.data))
                 continue
             why = f"takes no {block.media_type!r} image (only PNG, JPEG, WebP, HEIC and HEIF)"
         elif isinstance(block, AudioBase64Block):
-            if block.media_type.startswith("audio/"):
-                out.append({"inline_data": {"mime_type": block.media_type, "data": block.data}})
+            if media_type(block.media_type).startswith("audio/"):
+                out.append(_inline(block.media_type, block.data))
                 continue
             why = f"takes audio with an audio/* media type, not {block.media_type!r}"
         elif isinstance(block, VideoBase64Block):
-            if block.media_type.startswith("video/"):
-                inline = {"mime_type": block.media_type, "data": block.data}
-                out.append(_with_fps({"inline_data": inline}, block.fps))
+            if media_type(block.media_type).startswith("video/"):
+                out.append(_with_fps(_inline(block.media_type, block.data), block.fps))
                 continue
             why = f"takes video with a video/* media type, not {block.media_type!r}"
         elif isinstance(block, UnknownBlock):
@@ -205,6 +313,16 @@ class _Carried:
         )
 
 
+def _says_nothing(part: object) -> bool:
+    """A part of empty text, no thought and no signature: it carries nothing back."""
+    return (
+        isinstance(part, dict)
+        and part.get("text") == ""
+        and not part.get("thought")
+        and part.keys() <= {"text", "thought"}
+    )
+
+
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
@@ -216,9 +334,10 @@ def to_request(
     Returns ``{"contents": [...]}`` plus ``"system_instruction": {"parts":
     [{"text": ...}]}`` when the transcript has system text (system messages
     joined with a blank line). Field names are the SDK's snake_case, which
-    the REST API also reads; thought signatures are base64 text. External
-    tool results are fenced unless ``fence_external`` is False. Parts
-    replayed from items are shared with the transcript, not copied.
+    the REST API also reads; thought signatures are base64 text. Give it to
+    google-genai through :func:`to_sdk_request`. External tool results are
+    fenced unless ``fence_external`` is False. Parts replayed from items are
+    shared with the transcript, not copied.
     """
     check_unsupported(unsupported)
     transcript = messages if isinstance(messages, list) else list(messages)
@@ -239,18 +358,20 @@ def to_request(
         if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL and message.items:
                 ids.assistant()
-                if role != "model":
-                    parts = []
-                    contents.append({"role": "model", "parts": parts})
-                    role = "model"
-                parts.extend(message.items)  # type: ignore[arg-type]
+                sent = [part for part in message.items if not _says_nothing(part)]
+                if sent:
+                    if role != "model":
+                        parts = []
+                        contents.append({"role": "model", "parts": parts})
+                        role = "model"
+                    parts.extend(sent)  # type: ignore[arg-type]
                 carried = _Carried(message.items)
                 for position, part in enumerate(carried.calls):
                     name = part.get("name")
                     call_id = part.get("id")
-                    sent = isinstance(call_id, str)
+                    given = isinstance(call_id, str)
                     key = call_id if isinstance(call_id, str) else positional_call_id(position)
-                    ids.carried(index, key, key, name if isinstance(name, str) else "", sent)
+                    ids.carried(index, key, key, name if isinstance(name, str) else "", given)
             continue  # items of another protocol have no meaning here
         previous, carried = carried, None
         if isinstance(message, ToolResultMessage):
@@ -308,12 +429,128 @@ def to_request(
     return {"contents": contents}
 
 
+# --- tools and the SDK's call -------------------------------------------------------
+
+# Gemini's rule for a function name: a letter or underscore first, then
+# letters, digits, underscores, dots, colons or dashes, 128 at most.
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
+_MODES: Final = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+
+
+def tools_to_request(
+    tools: Iterable[ToolSpec], *, choice: str = "auto", json_schema: bool = False
+) -> dict[str, Any]:
+    """The ``tools`` and ``tool_config`` fields that offer ``tools`` to the model.
+
+    Each tool is a function declaration, all in one ``tools`` entry. By
+    default its JSON Schema is translated into Gemini's own ``Schema``
+    (``parameters``; see :mod:`convtypes.dialects._gemini_schema` for what
+    is said another way and what is refused), which every Gemini model and
+    API version takes; a tool without properties gets no ``parameters``, as
+    Gemini refuses an object without any. With ``json_schema=True`` the
+    schema goes as it is, as ``parameters_json_schema``, which newer models
+    read as JSON Schema (recursive models included); convtypes then checks
+    nothing in it. ``choice`` maps to ``function_calling_config``:
+    ``"auto"`` to ``AUTO``, ``"none"`` to ``NONE``, ``"required"`` to
+    ``ANY``, and a tool's name to ``ANY`` with that name as the only one
+    allowed. With no tools the result is ``{}``.
+
+    Raises :class:`~convtypes.dialects.ToolSchemaError` (``.tool``,
+    ``.path``) for a schema Gemini's ``Schema`` cannot say without
+    accepting other values, a name Gemini refuses, a name given twice, or a
+    choice that names no tool.
+    """
+    specs, chosen = checked_tools(tools, choice, DIALECT, _NAME)
+    if not specs:
+        return {}
+    declarations: list[dict[str, Any]] = []
+    for spec in specs:
+        declaration: dict[str, Any] = {"name": spec.name}
+        if spec.description:
+            declaration["description"] = spec.description
+        if json_schema:
+            declaration["parameters_json_schema"] = spec.parameters
+        else:
+            translated = _parameters(spec.parameters, spec.name)
+            if translated is not None:
+                declaration["parameters"] = translated
+        declarations.append(declaration)
+    config: dict[str, Any] = (
+        {"mode": _MODES[choice]}
+        if chosen is None
+        else {"mode": "ANY", "allowed_function_names": [chosen]}
+    )
+    return {
+        "tools": [{"function_declarations": declarations}],
+        "tool_config": {"function_calling_config": config},
+    }
+
+
+_BODY_KEYS: Final = {"model": "model", "contents": "contents"}
+_GENERATION: Final = ("generation_config", "generationConfig")
+
+
+def to_sdk_request(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of google-genai's ``generate_content`` for a REST body.
+
+    The REST body puts ``system_instruction``, ``tools``, ``tool_config``,
+    ``safety_settings`` and the like beside ``contents``, and the generation
+    settings in ``generation_config``; the SDK takes all of them flat in one
+    ``config``. So ``model`` and ``contents`` stay, the fields of
+    ``generation_config`` go into ``config``, and so does everything else::
+
+        client.models.generate_content(**gemini.to_sdk_request(
+            {"model": "gemini-2.5-flash", **gemini.to_request(transcript),
+             **gemini.tools_to_request(tools)}))
+
+    A setting given both in ``generation_config`` and beside it raises
+    ``ValueError``. Values are shared with ``body``, not copied.
+    """
+    if not isinstance(body, Mapping):
+        raise TypeError(f"body must be a dict, not {type(body).__name__}")
+    out: dict[str, Any] = {}
+    config: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in _BODY_KEYS:
+            out[key] = value
+        elif key in _GENERATION:
+            if not isinstance(value, Mapping):
+                raise TypeError(f"{key} must be a dict, not {type(value).__name__}")
+            for name, setting in value.items():
+                if name in config:
+                    raise ValueError(f"{name!r} is given twice, in {key} and beside it")
+                config[name] = setting
+        else:
+            if key in config:
+                raise ValueError(f"{key!r} is given twice, in generation_config and beside it")
+            config[key] = value
+    if config:
+        out["config"] = config
+    return out
+
+
 # --- responses ----------------------------------------------------------------
 
 # REST JSON names fields in camelCase; the SDK in snake_case. Parts are kept
-# in snake_case, but the keys inside a call's arguments or a function's
-# response are the caller's own and are never renamed.
-_OPAQUE_KEYS: Final = frozenset({"args", "response"})
+# in snake_case, but the keys inside a call's arguments, a function's
+# response or a part's metadata are the caller's own and are never renamed.
+_OPAQUE_KEYS: Final = frozenset({"args", "response", "part_metadata", "partMetadata"})
+# What google-genai adds to a response that the API did not send.
+_SDK_ONLY: Final = frozenset({"sdk_http_response", "automatic_function_calling_history", "parsed"})
+
+_FILTERED: Final = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "MODEL_ARMOR",
+    }
+)
 
 
 def _snake(name: str) -> str:
@@ -323,10 +560,12 @@ def _snake(name: str) -> str:
 
 
 def _snake_keys(value: Any, room: int = MAX_DEPTH) -> Any:
-    """``value`` with its keys in snake_case, except inside arguments and responses.
+    """``value`` as plain JSON in snake_case, without ``null`` fields, arguments untouched.
 
-    Refuses (``ResponseError``) a value nested deeper than a document may
-    be, before the recursion here could go deep.
+    A dict from the SDK's ``model_dump()`` holds bytes (signatures) and
+    enums; they become standard base64 and their values, as in the REST
+    JSON. Refuses (``ResponseError``) a value nested deeper than a document
+    may be, before the recursion here could go deep.
     """
     if isinstance(value, (dict, list)) and room <= 0:
         raise ResponseError(f"a response nested deeper than {MAX_DEPTH} levels")
@@ -336,25 +575,116 @@ def _snake_keys(value: Any, room: int = MAX_DEPTH) -> Any:
             if key in _OPAQUE_KEYS
             else _snake_keys(item, room - 1)
             for key, item in value.items()
+            if item is not None
         }
     if isinstance(value, list):
         return [_snake_keys(item, room - 1) for item in value]
+    if isinstance(value, (bytes, bytearray, enum.Enum)):
+        return jsonable(value)
     return value
 
 
-def _plain(value: object, what: str) -> dict[str, Any]:
-    if isinstance(value, dict):
-        result = _snake_keys(value)
-    else:
-        dump = getattr(value, "model_dump", None)
-        if dump is None:
-            raise ResponseError(
-                f"expected {what} as a dict or an SDK object, got {type(value).__name__}"
-            )
-        result = jsonable(dump(exclude_none=True))
-    if not isinstance(result, dict):  # pragma: no cover - pydantic models dump to dicts
-        raise ResponseError(f"{what} is not a JSON object")
-    return result
+def _text(value: object) -> object:
+    """An enum from a ``model_dump()`` as its value; anything else as it is."""
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+class _Chunk:
+    """What a response, or one chunk of a stream, says: read from any of its forms.
+
+    ``candidate`` is the first candidate (``index`` 0) as sent, or ``None``;
+    ``parts`` its parts in snake_case, ``None`` when it has no content.
+    """
+
+    __slots__ = ("block", "candidate", "feedback", "id", "model", "parts", "reason", "usage")
+
+    def __init__(self, value: object, what: str) -> None:
+        if isinstance(value, dict):
+            data = value
+        else:
+            dump = getattr(value, "model_dump", None)
+            if dump is None:
+                raise ResponseError(
+                    f"expected {what} as a dict or an SDK object, got {type(value).__name__}"
+                )
+            # Python mode, which is quicker; only what is read is made plain
+            # JSON (``_snake_keys`` turns bytes and enums into their JSON).
+            data = dump(exclude_none=True, exclude=_SDK_ONLY)
+            if not isinstance(data, dict):
+                raise ResponseError(f"{what} did not dump to a JSON object")
+        candidate = _first(data.get("candidates"), what)
+        self.candidate = candidate
+        self.parts: list[dict[str, Any]] | None = None
+        self.reason: str | None = None
+        if candidate is not None:
+            content = candidate.get("content")
+            if content is not None:
+                if not isinstance(content, dict):
+                    raise ResponseError(f"{what}: the candidate's content is not an object")
+                parts = content.get("parts")
+                if parts is not None:
+                    if not isinstance(parts, list):
+                        raise ResponseError(f"{what}: candidates[0].content.parts is not a list")
+                    self.parts = _checked(parts, what)
+            reason = _text(_either(candidate, "finish_reason", "finishReason"))
+            if reason is not None and not isinstance(reason, str):
+                raise ResponseError(f"{what}: the finish reason is not text: {short(reason)}")
+            self.reason = reason
+        self.usage = _either(data, "usage_metadata", "usageMetadata")
+        model = _either(data, "model_version", "modelVersion")
+        reply_id = _either(data, "response_id", "responseId")
+        self.model = model if isinstance(model, str) else None
+        self.id = reply_id if isinstance(reply_id, str) else None
+        feedback = _either(data, "prompt_feedback", "promptFeedback")
+        self.feedback = feedback is not None
+        block = (
+            _either(feedback, "block_reason", "blockReason") if isinstance(feedback, dict) else None
+        )
+        self.block = block if isinstance(block, str) else None
+
+
+def _either(data: dict[str, Any], snake: str, camel: str) -> Any:
+    value = data.get(snake)
+    return data.get(camel) if value is None else value
+
+
+def _first(candidates: object, what: str) -> dict[str, Any] | None:
+    """The candidate of ``index`` 0 (an absent index is 0, as Gemini leaves zeros out)."""
+    if candidates is None:
+        return None
+    if not isinstance(candidates, list):
+        raise ResponseError(f"{what}: candidates is not a list: {short(candidates)}")
+    for number, candidate in enumerate(candidates):
+        if not isinstance(candidate, dict):
+            raise ResponseError(f"{what}: candidates[{number}] is not an object")
+        index = candidate.get("index")
+        if index is None or (index == 0 and type(index) is int):
+            return candidate
+        if type(index) is not int:
+            raise ResponseError(f"{what}: candidates[{number}].index is not an integer")
+    return None
+
+
+# URL-safe base64 (google-genai's JSON dump of bytes) into the standard alphabet
+# the API writes; a standard string has neither character, so it is unchanged.
+_STANDARD: Final = str.maketrans("-_", "+/")
+
+
+def _checked(parts: list[Any], what: str) -> list[dict[str, Any]]:
+    """The parts in snake_case, their bytes in standard base64, as the REST JSON has them."""
+    out: list[dict[str, Any]] = []
+    for number, part in enumerate(parts):
+        if not isinstance(part, dict):
+            raise ResponseError(f"{what}: part {number} is not an object")
+        part = _snake_keys(part)
+        signature = part.get("thought_signature")
+        if isinstance(signature, str):
+            part["thought_signature"] = signature.translate(_STANDARD)
+        inline = part.get("inline_data")
+        if isinstance(inline, dict) and isinstance(inline.get("data"), str):
+            part["inline_data"] = {**inline, "data": inline["data"].translate(_STANDARD)}
+        out.append(part)
+    return out
 
 
 def _is_text(part: dict[str, Any]) -> bool:
@@ -365,61 +695,53 @@ def _is_text(part: dict[str, Any]) -> bool:
     }
 
 
-def _append(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
-    """Add ``part``, joining it to the text part before it when nothing is lost.
+def _in_pieces(call: object) -> bool:
+    """Whether a function call is one piece of a call streamed in pieces."""
+    return isinstance(call, dict) and (
+        call.get("partial_args") is not None or bool(call.get("will_continue"))
+    )
 
-    A stream splits one text part into many; they join back here, and a
-    response that was not streamed comes out the same. A part with its own
-    signature is never joined to an earlier one: the signature stays where
-    Gemini put it.
+
+_IN_PIECES: Final = (
+    "a function call streamed in pieces (stream_function_call_arguments) is not supported; "
+    "leave that option off"
+)
+
+
+def _read_call(part: dict[str, Any], where: str) -> ToolCall:
+    call = part["function_call"]
+    if not isinstance(call, dict):
+        raise ResponseError(f"{where}: a function call that is not an object")
+    if _in_pieces(call):
+        raise ResponseError(f"{where}: {_IN_PIECES}")
+    name = call.get("name")
+    arguments = call.get("args")
+    if arguments is None:
+        arguments = {}
+    call_id = call.get("id")
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        raise ResponseError(f"{where}: a function call without a name or args")
+    if call_id is not None and not isinstance(call_id, str):
+        raise ResponseError(f"{where}: a function call id that is not text")
+    return tool_call(call_id, name, arguments, where)
+
+
+def _messages(parts: list[dict[str, Any]], final: bool = True) -> list[Message]:
+    """The items message and the assistant message for ``parts``.
+
+    A call that cannot be read raises ``ResponseError``, unless ``final`` is
+    False (a partial reply), where it stays in the items only.
     """
-    if parts and _is_text(part) and "thought_signature" not in part:
-        last = parts[-1]
-        if _is_text(last) and bool(last.get("thought")) == bool(part.get("thought")):
-            parts[-1] = {**last, "text": last["text"] + part["text"]}
-            return
-    parts.append(part)
-
-
-def _candidate_parts(data: dict[str, Any], what: str) -> tuple[list[Any] | None, Any]:
-    """The first candidate's parts (``None`` when it has no content), its finish reason."""
-    candidates = data.get("candidates")
-    if not candidates:
-        feedback = data.get("prompt_feedback") or {}
-        reason = feedback.get("block_reason") if isinstance(feedback, dict) else None
-        raise ResponseError(f"{what} has no candidates (block reason: {label(reason)})")
-    if not isinstance(candidates, list):
-        raise ResponseError(f"{what}: candidates is not a list: {short(candidates)}")
-    first = candidates[0]
-    if not isinstance(first, dict):
-        raise ResponseError(f"{what}: candidates[0] is not an object")
-    content = first.get("content")
-    parts = content.get("parts") if isinstance(content, dict) else None
-    if parts is not None and not isinstance(parts, list):
-        raise ResponseError(f"{what}: candidates[0].content.parts is not a list")
-    return parts, first.get("finish_reason")
-
-
-def _messages(parts: list[dict[str, Any]]) -> list[Message]:
     texts: list[str] = []
     calls: list[ToolCall] = []
     thinking: list[ThinkingBlock] = []
     for number, part in enumerate(parts):
-        call = part.get("function_call")
-        if call is not None:
-            where = f"parts[{number}]"
-            if not isinstance(call, dict):
-                raise ResponseError(f"{where}: a function call that is not an object")
-            name = call.get("name")
-            arguments = call.get("args")
-            if arguments is None:
-                arguments = {}
-            call_id = call.get("id")
-            if not isinstance(name, str) or not isinstance(arguments, dict):
-                raise ResponseError(f"{where}: a function call without a name or args")
-            if call_id is not None and not isinstance(call_id, str):
-                raise ResponseError(f"{where}: a function call id that is not text")
-            calls.append(tool_call(call_id, name, arguments, where))
+        if "function_call" in part:
+            try:
+                calls.append(_read_call(part, f"parts[{number}]"))
+            except ResponseError:
+                if final:
+                    raise
         elif isinstance(part.get("text"), str):
             if part.get("thought"):
                 if part["text"]:
@@ -434,31 +756,104 @@ def _messages(parts: list[dict[str, Any]]) -> list[Message]:
     return [kept, assistant]
 
 
-def _checked(parts: list[Any], what: str) -> list[dict[str, Any]]:
-    joined: list[dict[str, Any]] = []
-    for number, part in enumerate(parts):
-        if not isinstance(part, dict):
-            raise ResponseError(f"{what}: part {number} is not an object")
-        _append(joined, part)
-    return joined
+def _stop_reason(reason: str | None, blocked: bool, messages: list[Message]) -> StopReason:
+    if reason is None:
+        return "content_filter" if blocked else "other"
+    if reason == "STOP":
+        assistant = messages[-1]
+        calls = isinstance(assistant, AssistantMessage) and bool(assistant.tool_calls)
+        return "tool_use" if calls else "end_turn"
+    if reason == "MAX_TOKENS":
+        return "max_tokens"
+    if reason in _FILTERED:
+        return "content_filter"
+    return "other"
+
+
+def _count(usage: dict[str, Any], key: str) -> int | None:
+    value = usage.get(key)
+    return value if type(value) is int else None
+
+
+def _usage(raw: object, what: str) -> Usage:
+    """The usage metadata as a :class:`Usage` (see the module for the arithmetic)."""
+    if raw is None:
+        return Usage()
+    if not isinstance(raw, dict):
+        raise ResponseError(f"{what}: the usage metadata is not an object: {short(raw)}")
+    usage = _snake_keys(raw)
+    prompt = _count(usage, "prompt_token_count")
+    tools = _count(usage, "tool_use_prompt_token_count")
+    generated = _count(usage, "candidates_token_count")
+    thoughts = _count(usage, "thoughts_token_count")
+    total = _count(usage, "total_token_count")
+    given = [count for count in (prompt, tools) if count is not None]
+    input_tokens = sum(given) if given else None
+    if generated is not None or thoughts is not None:
+        output_tokens: int | None = (generated or 0) + (thoughts or 0)
+    elif total is not None and input_tokens is not None and total >= input_tokens:
+        output_tokens = total - input_tokens
+    else:
+        output_tokens = None
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=_count(usage, "cached_content_token_count"),
+        reasoning_tokens=thoughts,
+        raw=usage,
+    )
+
+
+def _reply(
+    messages: list[Message],
+    reason: str | None,
+    block: str | None,
+    blocked: bool,
+    usage: Usage,
+    model: str | None,
+    reply_id: str | None,
+) -> Reply:
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(reason, blocked, messages),
+        provider_stop_reason=reason if reason is not None else block,
+        usage=usage,
+        model=model,
+        id=reply_id,
+    )
 
 
 def from_response(response: object) -> list[Message]:
     """The messages to append for a ``GenerateContentResponse`` (dict or SDK object).
 
-    Only the first candidate is read: the others are alternatives to it. A
-    response without one (a blocked prompt), or whose candidate has no
-    content, raises ``ResponseError`` naming the reason. Adjacent text parts
-    are joined where no signature stands between them, as a stream's are.
+    Always two: the ``gemini`` items message with the first candidate's
+    parts as sent, then the ``AssistantMessage`` read from them (its text,
+    calls and thought summaries). A candidate without content, or a prompt
+    blocked before any candidate, gives both empty; :func:`read_reply` says
+    why. A response with neither a candidate nor prompt feedback raises
+    ``ResponseError``.
     """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
-        data = _plain(response, "the response")
-        parts, reason = _candidate_parts(data, "the response")
-        if parts is None:
+        chunk = _Chunk(response, "the response")
+        if chunk.candidate is None and not chunk.feedback:
             raise ResponseError(
-                f"the response's candidate has no content (finish reason: {label(reason)})"
+                "the response has no first candidate, and no prompt feedback to say why"
             )
-        return _messages(_checked(parts, "the response"))
+        messages = _messages(chunk.parts or [])
+        return _reply(
+            messages,
+            chunk.reason,
+            chunk.block,
+            chunk.block is not None,
+            _usage(chunk.usage, "the response"),
+            chunk.model,
+            chunk.id,
+        )
     except LEAKS as err:
         raise_response_failure(err)
 
@@ -466,10 +861,16 @@ def from_response(response: object) -> list[Message]:
 class Accumulator(StreamReader):
     """Builds the messages of a streamed ``generateContent`` call.
 
-    ``feed`` every chunk (a ``GenerateContentResponse``, or its dict); each
-    brings more parts of the first candidate, and text split across chunks
-    joins back. ``result()`` equals ``from_response`` of the response the
-    chunks add up to, and raises if no chunk gave a finish reason.
+    ``feed`` every chunk (a ``GenerateContentResponse``, or its dict, REST or
+    snake_case); each brings more parts of the first candidate. ``feed``
+    returns what the chunk added: a :class:`TextDelta` or
+    :class:`ThinkingDelta` for each piece of text, and for a function call
+    (Gemini sends each whole) a :class:`ToolCallStart` and one
+    :class:`ToolCallDelta` with its arguments as JSON text. ``result()``
+    equals ``from_response`` of the response the chunks add up to (see the
+    module), and raises if no chunk gave a finish reason; a chunk that says
+    the prompt was blocked ends the stream too. ``reply()`` adds the finish
+    reason and the last chunk's usage.
     """
 
     _noun = "chunk"
@@ -477,32 +878,111 @@ class Accumulator(StreamReader):
 
     def __init__(self) -> None:
         super().__init__()
-        self._parts: list[dict[str, Any]] = []
+        self._parts: list[dict[str, Any]] = []  # every part before the open one
+        # The last part, while it is text a later chunk may continue: its first
+        # piece as sent, and all its pieces, joined only when asked for (joining
+        # on every chunk would copy the text so far each time).
+        self._open: dict[str, Any] | None = None
+        self._pieces: list[str] = []
+        self._calls = 0
+        self._reason: str | None = None
+        self._block: str | None = None
+        self._blocked = False
+        self._usage: tuple[int, object] | None = None
+        self._model: str | None = None
+        self._id: str | None = None
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        data = _plain(event, "a chunk")
-        if not data.get("candidates"):
-            feedback = data.get("prompt_feedback")
-            if feedback:
-                raise StreamError(
-                    f"chunk {number}: the prompt was blocked: {short(feedback, 200)}",
-                    number,
-                    event,
-                )
-            return []  # usage metadata only
-        if self._finished:
-            raise StreamError(
-                f"chunk {number}: more content after the finish reason", number, event
-            )
+        what = f"chunk {number}"
         try:
-            parts, reason = _candidate_parts(data, f"chunk {number}")
-            for part in _checked(parts or [], f"chunk {number}"):
-                _append(self._parts, part)
+            chunk = _Chunk(event, what)
         except ResponseError as err:
             raise StreamError(str(err), number, event) from None
-        if reason is not None:
+        if chunk.usage is not None:
+            self._usage = (number, chunk.usage)
+        if self._model is None:
+            self._model = chunk.model
+        if self._id is None:
+            self._id = chunk.id
+        if chunk.candidate is None:
+            if chunk.block is not None:
+                self._block = chunk.block
+                self._blocked = True
+                self._finished = True
+            return []  # usage only, or another candidate's content
+        if self._finished and (chunk.parts or (chunk.reason not in (None, self._reason))):
+            raise StreamError(f"{what}: more content after the finish reason", number, event)
+        deltas: list[Delta] = []
+        for position, part in enumerate(chunk.parts or ()):
+            self._add(part, position == 0)
+            text = part.get("text")
+            if "function_call" in part:
+                self._call(part, number, event, deltas)
+            elif isinstance(text, str) and text:
+                deltas.append(
+                    ThinkingDelta(text=text) if part.get("thought") else TextDelta(text=text)
+                )
+        if chunk.reason is not None:
+            self._reason = chunk.reason
             self._finished = True
-        return []
+        return deltas
+
+    def _add(self, part: dict[str, Any], first: bool) -> None:
+        """Add ``part``; a chunk's ``first`` part may continue the open text part.
+
+        It does when both are text of the same kind (thought or not) and
+        ``part`` brings no signature, which opens a part of its own.
+        """
+        text_only = _is_text(part)
+        if (
+            first
+            and text_only
+            and self._open is not None
+            and "thought_signature" not in part
+            and bool(self._open.get("thought")) == bool(part.get("thought"))
+        ):
+            self._pieces.append(part["text"])
+            return
+        if self._open is not None:
+            self._parts.append(self._joined())
+            self._open = None
+        if text_only:
+            self._open, self._pieces = part, [part["text"]]
+        else:
+            self._parts.append(part)
+
+    def _joined(self) -> dict[str, Any]:
+        """The open part with its pieces joined: a new dict, so earlier results stay."""
+        assert self._open is not None
+        if len(self._pieces) == 1:
+            return self._open
+        return {**self._open, "text": "".join(self._pieces)}
+
+    def _call(self, part: dict[str, Any], number: int, event: object, deltas: list[Delta]) -> None:
+        if _in_pieces(part["function_call"]):
+            raise StreamError(f"chunk {number}: {_IN_PIECES}", number, event)
+        try:
+            call = _read_call(part, f"chunk {number}")
+        except ResponseError:
+            return  # refused at the end, naming the part's place in the reply
+        index = self._calls
+        self._calls += 1
+        deltas.append(ToolCallStart(index=index, id=call.id, name=call.name))
+        deltas.append(ToolCallDelta(index=index, arguments=arguments_json(call.arguments)))
 
     def _messages(self, final: bool) -> list[Message]:
-        return _messages(self._parts)
+        # Gemini sends each call whole: every call so far is complete.
+        parts = self._parts if self._open is None else [*self._parts, self._joined()]
+        return _messages(parts, final)
+
+    def _reply(self, messages: list[Message]) -> Reply:
+        usage = Usage()
+        if self._usage is not None:
+            number, raw = self._usage
+            try:
+                usage = _usage(raw, f"chunk {number}")
+            except ResponseError as err:
+                raise StreamError(str(err), number, None) from None
+        return _reply(
+            messages, self._reason, self._block, self._blocked, usage, self._model, self._id
+        )
