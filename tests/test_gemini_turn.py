@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -910,39 +906,3 @@ def test_read_reply_reply_and_partial_raise_only_dialect_errors_under_mutation()
         except DialectError:
             outcomes["refused"] += 1
     assert outcomes["read"] > 100 and outcomes["refused"] > 500, outcomes
-
-
-# --- the documentation ---------------------------------------------------------------
-
-DOCS = Path(__file__).parent.parent / "docs" / "providers" / "gemini.md"
-_DOC_BLOCKS = re.findall(r"```python\n(.*?)```", DOCS.read_text("utf-8"), re.DOTALL)
-
-
-@pytest.mark.parametrize("number", range(len(_DOC_BLOCKS)))
-def test_every_python_block_of_the_page_runs(number: int, tmp_path: Path) -> None:
-    # As a reader would paste it: a new interpreter, an empty directory; and
-    # what a block says it prints is what it prints.
-    done = subprocess.run(
-        [sys.executable, "-c", _DOC_BLOCKS[number]],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    printed = done.stdout.splitlines()
-    for comment in _printed_comments(_DOC_BLOCKS[number]):
-        assert comment in printed, (comment, printed)
-
-
-def _printed_comments(block: str) -> list[str]:
-    """What a block's comments say it prints: ``print(...)  # this`` and a ``# this`` line after."""
-    out: list[str] = []
-    lines = block.splitlines()
-    for number, line in enumerate(lines):
-        if "print(" in line and "  # " in line:
-            out.append(line.split("  # ", 1)[1])
-        elif line.startswith("# ") and number and "print(" in lines[number - 1]:
-            if "  # " not in lines[number - 1]:
-                out.append(line[2:])
-    return out
