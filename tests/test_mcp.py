@@ -976,61 +976,29 @@ def test_a_malformed_tool_names_the_fault(raw: Any, reason: str, path: str) -> N
     assert (caught.value.reason, caught.value.path) == (reason, path)
 
 
-def _provider_tools(spec: ToolSpec) -> dict[str, Any]:
-    """The spec as each provider's tool definition.
-
-    Built here because ``tools_to_request`` is not yet in the dialect
-    modules on this branch; the lead switches this to it at merge.
-    """
-    return {
-        "anthropic": {
-            "name": spec.name,
-            "description": spec.description,
-            "input_schema": spec.parameters,
-        },
-        "openai_chat": {
-            "type": "function",
-            "function": {
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": spec.parameters,
-            },
-        },
-        "openai_responses": {
-            "type": "function",
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": spec.parameters,
-            "strict": False,
-        },
-        "gemini": {
-            "function_declarations": [
-                {
-                    "name": spec.name,
-                    "description": spec.description,
-                    "parameters_json_schema": spec.parameters,
-                }
-            ]
-        },
-    }
-
-
 def test_tool_specs_validate_as_every_providers_tool() -> None:
     from pydantic import TypeAdapter
+
+    from convtypes.dialects import anthropic, gemini, ollama, openai_chat, openai_responses
 
     anthropic_types = pytest.importorskip("anthropic.types")
     chat_types = pytest.importorskip("openai.types.chat")
     responses_types = pytest.importorskip("openai.types.responses")
     genai_types = pytest.importorskip("google.genai.types")
-    validators: dict[str, Callable[[Any], object]] = {
-        "anthropic": TypeAdapter(anthropic_types.ToolParam).validate_python,
-        "openai_chat": TypeAdapter(chat_types.ChatCompletionToolParam).validate_python,
-        "openai_responses": TypeAdapter(responses_types.FunctionToolParam).validate_python,
-        "gemini": genai_types.Tool.model_validate,
+    ollama_package = pytest.importorskip("ollama")
+    validators: dict[Any, Callable[[Any], object]] = {
+        anthropic: TypeAdapter(anthropic_types.ToolParam).validate_python,
+        openai_chat: TypeAdapter(chat_types.ChatCompletionToolParam).validate_python,
+        openai_responses: TypeAdapter(responses_types.FunctionToolParam).validate_python,
+        gemini: genai_types.Tool.model_validate,
+        ollama: ollama_package.Tool.model_validate,
     }
     for tool in (WEATHER_TOOL, {"name": "ping", "inputSchema": {"type": "object"}}):
-        for name, definition in _provider_tools(tool_spec(tool)).items():
-            validators[name](definition)
+        spec = tool_spec(tool)
+        for dialect, validate in validators.items():
+            fields = dialect.tools_to_request([spec])
+            assert len(fields["tools"]) == 1
+            validate(fields["tools"][0])
 
 
 # --- the module's own promises ---------------------------------------------------------------
