@@ -976,24 +976,6 @@ def test_a_save_killed_midway_leaves_the_old_file_or_the_new_one(tmp_path: Path)
     assert interrupted > 0, "no kill landed in the middle of a save; the test proved nothing"
 
 
-# ------------------------------------------------------------------ the README
-
-
-def test_readme_section_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    text = (ROOT / "README.md").read_text("utf-8")
-    section = text[text.index("## Transcript files") : text.index("## The `convtypes` command")]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
-    assert blocks, "the README's section on transcript files lost its example"
-    monkeypatch.chdir(tmp_path)
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
-        # What each print() says it prints, in its comment, is what it printed.
-        promised = re.findall(r"^\s*print\(.*\)\s*# (.*)$", block, re.MULTILINE)
-        assert promised and capsys.readouterr().out.splitlines() == promised
-
-
 def test_repair_keeps_a_whole_last_line_with_invalid_utf8(tmp_path: Path) -> None:
     # A whole line whose text is not UTF-8 was not torn by a crash: it is
     # reported, not cut. A line cut inside a character is still cut.
