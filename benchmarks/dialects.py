@@ -3,10 +3,11 @@
     python benchmarks/dialects.py           # 1,000-turn transcript, 21 rounds
     python benchmarks/dialects.py --quick   # 3 rounds
 
-For each dialect, the same request is built two ways from one transcript of
+For each dialect, the same request is built three ways from one transcript of
 1,000 turns (a user asks, the assistant thinks and calls tools, external
-results come back): by ``to_request``, and by the loop a backend would write
-by hand, with dict literals and nothing checked. The two must give equal
+results come back): by ``to_request``, by the ``to_request`` of the baseline
+commit (imported beside today's, see ``_baseline.py``), and by the loop a
+backend would write by hand, with dict literals and nothing checked. The two must give equal
 requests (the tests check it). They run side by side in one process, taking
 turns within each round; a ratio is the median of the per-round ratios,
 with their range. Prints a markdown table.
@@ -21,12 +22,16 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 import convtypes as ct
 from convtypes.dialects import anthropic, gemini, openai_chat, openai_responses
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _baseline
 
 Builder = Callable[[list[ct.Message]], dict[str, Any]]
 
@@ -230,31 +235,61 @@ def _time(build: Builder, messages: list[ct.Message], calls: int) -> float:
     return (time.perf_counter() - start) / calls
 
 
+def _before(messages: list[ct.Message]) -> tuple[dict[str, Builder], list[Any]]:
+    """The baseline commit's ``to_request`` of each dialect, and the transcript in its types."""
+    package = _baseline.load()
+    if package is None:
+        return {}, []
+    import importlib
+
+    builders = {
+        name: importlib.import_module(f"convtypes_before.dialects.{name}").to_request
+        for name in PAIRS
+    }
+    return builders, package.decode_messages(ct.encode(messages))
+
+
 def run(quick: bool) -> str:
-    """Time every dialect against its hand-built twin; a markdown table."""
+    """Time every dialect against its hand-built twin and its baseline; a markdown table."""
     messages = transcript()
     rounds = 3 if quick else 21
     calls = 3 if quick else 30
+    before, old_messages = _before(messages)
     lines = [
         f"Transcript: {len(messages)} messages; {rounds} rounds of {calls} builds each; "
-        f"Python {platform.python_version()}, msgspec {msgspec.__version__}.",
+        f"Python {platform.python_version()}, msgspec {msgspec.__version__}. "
+        f"Before: commit {_baseline.BEFORE}"
+        + ("" if before else " (not found: no git history here)")
+        + ".",
         "",
-        "| dialect | to_request | by hand | to_request time vs by hand |",
-        "| --- | ---: | ---: | ---: |",
+        "| dialect | to_request | by hand | before | to_request time vs by hand "
+        "| to_request time vs before |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, (dialect, by_hand) in PAIRS.items():
         if not same_request(dialect(messages), by_hand(messages)):
             raise AssertionError(f"{name}: the two builders disagree")
         ours: list[float] = []
         theirs: list[float] = []
+        then: list[float] = []
         for _ in range(rounds):
             ours.append(_time(dialect, messages, calls))
             theirs.append(_time(by_hand, messages, calls))
+            if name in before:
+                then.append(_time(before[name], old_messages, calls))
         ratios = sorted(a / b for a, b in zip(ours, theirs, strict=True))
+        against = sorted(a / b for a, b in zip(ours, then, strict=True))
+        before_cell = f"{statistics.median(then) * 1e3:.2f} ms" if then else "n/a"
+        against_cell = (
+            f"{statistics.median(against):.2f}x ({against[0]:.2f}\u2013{against[-1]:.2f})"
+            if against
+            else "n/a"
+        )
         lines.append(
             f"| {name} | {statistics.median(ours) * 1e3:.2f} ms "
-            f"| {statistics.median(theirs) * 1e3:.2f} ms "
-            f"| {statistics.median(ratios):.2f}x ({ratios[0]:.2f}\u2013{ratios[-1]:.2f}) |"
+            f"| {statistics.median(theirs) * 1e3:.2f} ms | {before_cell} "
+            f"| {statistics.median(ratios):.2f}x ({ratios[0]:.2f}\u2013{ratios[-1]:.2f}) "
+            f"| {against_cell} |"
         )
     return "\n".join(lines)
 

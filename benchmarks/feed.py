@@ -23,17 +23,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import _baseline  # noqa: E402
+
 ROOT = HERE.parent
-BASELINE = "900d624"  # the last commit whose feed returned nothing
 DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama")
 TEXT_DELTAS = 300
 ARGUMENT_PIECES = 40
@@ -329,85 +329,60 @@ def _time(module: Any, events: list[dict[str, Any]], used: bool, loops: int) -> 
     return best / len(events)
 
 
-def _export(rev: str, into: Path) -> str | None:
-    """Import the baseline's package as ``convtypes_before``; its name, or ``None``.
-
-    The package imports itself only relatively, so a copy under another name
-    loads beside today's, and both run in this one process.
-    """
-    archive = into / "baseline.tar"
-    with archive.open("wb") as out:
-        done = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev, "src/convtypes"],
-            stdout=out,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-    if done.returncode != 0:
-        return None
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    (into / "src" / "convtypes").rename(into / "convtypes_before")
-    sys.path.insert(0, str(into))
-    return "convtypes_before"
-
-
 def _ratio(values: list[float]) -> str:
     values = sorted(values)
     return f"{statistics.median(values):.2f}x ({values[0]:.2f}\u2013{values[-1]:.2f})"
 
 
-def run(quick: bool, baseline: str = BASELINE) -> str:
+def run(quick: bool, baseline: str = _baseline.BEFORE) -> str:
     import importlib
 
     rounds = 5 if quick else 21
     loops = 5 if quick else 20
-    with tempfile.TemporaryDirectory() as folder:
-        before = _export(baseline, Path(folder))
-        lines = [
-            f"Feeding one stream per dialect; {rounds} interleaved rounds, best of {loops} "
-            f"feeds each. Baseline: commit {baseline}"
-            + ("" if before is not None else " (not found: no git history here)")
-            + ".",
-            "",
-            "| dialect | events | feed before | feed, deltas ignored | feed, deltas used "
-            "| ignored vs before | used vs before |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for dialect in DIALECTS:
-            events = STREAMS[dialect]()
-            now = importlib.import_module(f"convtypes.dialects.{dialect}")
-            try:
-                then = importlib.import_module(f"{before}.dialects.{dialect}") if before else None
-            except ImportError:
-                then = None  # a dialect the baseline did not have
-            times: dict[str, list[float]] = {"before": [], "ignored": [], "used": []}
-            for _ in range(rounds):
-                if then is not None:
-                    times["before"].append(_time(then, events, False, loops))
-                times["ignored"].append(_time(now, events, False, loops))
-                times["used"].append(_time(now, events, True, loops))
-
-            def cell(mode: str, times: dict[str, list[float]] = times) -> str:
-                values = times[mode]
-                return f"{statistics.median(values) * 1e6:.2f} µs" if values else "n/a"
-
-            if times["before"]:
-                pairs = zip(times["ignored"], times["before"], strict=True)
-                ignored = _ratio([a / b for a, b in pairs])
-                used = _ratio([a / b for a, b in zip(times["used"], times["before"], strict=True)])
-            else:
-                ignored = used = "n/a"
-            lines.append(
-                f"| {dialect} | {len(events)} | {cell('before')} | {cell('ignored')} "
-                f"| {cell('used')} | {ignored} | {used} |"
-            )
+    before = "convtypes_before" if _baseline.load(baseline) is not None else None
+    lines = [
+        f"Feeding one stream per dialect; {rounds} interleaved rounds, best of {loops} "
+        f"feeds each. Baseline: commit {baseline}"
+        + ("" if before is not None else " (not found: no git history here)")
+        + ".",
+        "",
+        "| dialect | events | feed before | feed, deltas ignored | feed, deltas used "
+        "| ignored vs before | used vs before |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for dialect in DIALECTS:
+        events = STREAMS[dialect]()
+        now = importlib.import_module(f"convtypes.dialects.{dialect}")
+        try:
+            then = importlib.import_module(f"{before}.dialects.{dialect}") if before else None
+        except ImportError:
+            then = None  # a dialect the baseline did not have
+        times: dict[str, list[float]] = {"before": [], "ignored": [], "used": []}
+        for _ in range(rounds):
+            if then is not None:
+                times["before"].append(_time(then, events, False, loops))
+            times["ignored"].append(_time(now, events, False, loops))
+            times["used"].append(_time(now, events, True, loops))
+        cells = {
+            mode: f"{statistics.median(values) * 1e6:.2f} µs" if values else "n/a"
+            for mode, values in times.items()
+        }
+        if times["before"]:
+            pairs = zip(times["ignored"], times["before"], strict=True)
+            ignored = _ratio([a / b for a, b in pairs])
+            used = _ratio([a / b for a, b in zip(times["used"], times["before"], strict=True)])
+        else:
+            ignored = used = "n/a"
+        lines.append(
+            f"| {dialect} | {len(events)} | {cells['before']} | {cells['ignored']} "
+            f"| {cells['used']} | {ignored} | {used} |"
+        )
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--baseline", default=BASELINE)
+    parser.add_argument("--baseline", default=_baseline.BEFORE)
     args = parser.parse_args()
     print(run(args.quick, args.baseline))

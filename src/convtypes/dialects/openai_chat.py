@@ -179,11 +179,12 @@ def _turn(
     text: str, calls: list[dict[str, Any]], thinking: Iterable[ThinkingBlock], reasoning: str | None
 ) -> dict[str, Any]:
     """An assistant turn as the API takes it: content always, unless calls stand alone."""
-    turn: dict[str, Any] = {"role": "assistant"}
-    if text or not calls:
-        turn["content"] = text
-    if calls:
-        turn["tool_calls"] = calls
+    if not calls:
+        turn: dict[str, Any] = {"role": "assistant", "content": text}
+    elif text:
+        turn = {"role": "assistant", "content": text, "tool_calls": calls}
+    else:
+        turn = {"role": "assistant", "tool_calls": calls}
     if reasoning is not None:
         said = "".join(thought.text for thought in thinking if thought.redacted_data is None)
         if said:
@@ -265,17 +266,20 @@ def to_request(
         elif isinstance(message, AssistantMessage):
             ids.assistant()
             text = message.content
-            calls = list(enumerate(message.tool_calls))
-            thinking: Iterable[ThinkingBlock] = message.thinking
-            if previous is not None:
-                # The turn read from the kept message: send only what it adds.
-                if text == previous.text:
-                    text = ""
-                calls = [(at, call) for at, call in calls if call.id not in previous.call_ids]
-                thinking = ()
-                if not text and not calls:
-                    continue
-            out.append(_turn(text, _calls_out(index, calls, ids), thinking, reasoning))
+            if previous is None:
+                calls = _calls_out(index, enumerate(message.tool_calls), ids)
+                out.append(_turn(text, calls, message.thinking, reasoning))
+                continue
+            # The turn read from the kept message: send only what it adds.
+            if text == previous.text:
+                text = ""
+            kept_calls = [
+                (at, call)
+                for at, call in enumerate(message.tool_calls)
+                if call.id not in previous.call_ids
+            ]
+            if text or kept_calls:
+                out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})

@@ -1,0 +1,45 @@
+"""The convtypes of an earlier commit, importable beside today's as ``convtypes_before``.
+
+The package imports itself only relatively, so a copy of its source under
+another name loads in the same process as the installed one, and a
+benchmark can time the two side by side, taking turns within each round.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+BEFORE = "900d624"
+"""The last commit before this release's dialect work (deltas, reply facts, items)."""
+
+_FOLDER = tempfile.TemporaryDirectory(prefix="convtypes-before-")
+
+
+def load(rev: str = BEFORE) -> ModuleType | None:
+    """``convtypes`` as it was at ``rev``, or ``None`` where git cannot give it."""
+    if "convtypes_before" in sys.modules:
+        return sys.modules["convtypes_before"]
+    into = Path(_FOLDER.name)
+    archive = into / "before.tar"
+    with archive.open("wb") as out:
+        done = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "src/convtypes"],
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    if done.returncode != 0:
+        return None
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    (into / "src" / "convtypes").rename(into / "convtypes_before")
+    sys.path.insert(0, str(into))
+    import importlib
+
+    return importlib.import_module("convtypes_before")
