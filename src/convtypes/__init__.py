@@ -31,7 +31,7 @@ from ._content import (
     VideoUrlBlock,
 )
 from ._conversation import Problem, check_conversation, positional_call_id
-from ._errors import MAX_DEPTH, WireError
+from ._errors import MAX_DEPTH, TornLineError, WireError
 from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
 from ._files import append_jsonl, iter_jsonl, load_transcript, repair_jsonl, save_transcript
 from ._jsonvalue import JsonValue
@@ -75,6 +75,7 @@ __all__ = [
     "ThinkingBlock",
     "ToolCall",
     "ToolResultMessage",
+    "TornLineError",
     "UnknownBlock",
     "UnknownMessage",
     "UserMessage",
