@@ -402,12 +402,23 @@ def test_appended_batches_read_back_equal(messages: list[ct.Message], cuts: list
         assert list(ct.iter_jsonl(path)) == messages
 
 
+def _unwritable() -> ct.Message:
+    """A message that cannot be encoded: its arguments were changed in place.
+
+    Construction refuses a lone surrogate; mutating the arguments dict after
+    the call was built is the one way one can still get in.
+    """
+    call = ct.ToolCall(name="n", arguments={"q": "fine"})
+    call.arguments["q"] = "lone \ud800 surrogate"
+    return ct.AssistantMessage(tool_calls=(call,))
+
+
 def test_a_message_that_cannot_be_encoded_writes_nothing(tmp_path: Path) -> None:
-    bad = [user("fine"), ct.ToolResultMessage(tool_use_id="c", content="\ud800")]
+    bad = [user("fine"), _unwritable()]
     missing = tmp_path / "new.jsonl"
     with pytest.raises(ct.WireError) as caught:
         ct.append_jsonl(missing, bad)
-    assert caught.value.path == "$[1].content"
+    assert caught.value.path == "$[1].tool_calls[0].arguments.q"
     assert (caught.value.line, caught.value.column) == (None, None)
     assert not missing.exists()  # not even created
     existing = tmp_path / "log.jsonl"
@@ -864,8 +875,8 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(
     ct.save_transcript(path, GOOD)
     old = path.read_bytes()
     with pytest.raises(ct.WireError) as caught:
-        ct.save_transcript(path, [user("a"), user("lone \udc00 surrogate")])
-    assert (caught.value.path, caught.value.line) == ("$[1].content", None)
+        ct.save_transcript(path, [user("a"), _unwritable()])
+    assert (caught.value.path, caught.value.line) == ("$[1].tool_calls[0].arguments.q", None)
     assert path.read_bytes() == old and os.listdir(tmp_path) == ["t.json"]
 
     # Failures after the temporary file exists: while writing, and at the rename.
