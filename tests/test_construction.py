@@ -151,14 +151,15 @@ def test_replace_checks_the_copy_like_a_new_value() -> None:
     message = ct.UserMessage(content="hi")
     assert ct.replace(message, content="there") == ct.UserMessage(content="there")
     with pytest.raises(ct.WireError) as info:
-        ct.replace(message, content=5)
+        ct.replace(message, content=5)  # type: ignore[call-overload]
     assert info.value.path == "$.content"
     with pytest.raises(TypeError):
-        ct.replace(message, contents="x")
-    assistant = ct.replace(ct.AssistantMessage(), tool_calls=[ct.ToolCall(name="n", arguments={})])
+        ct.replace(message, contents="x")  # type: ignore[call-overload]
+    calls = [ct.ToolCall(name="n", arguments={})]
+    assistant = ct.replace(ct.AssistantMessage(), tool_calls=calls)  # type: ignore[call-overload]
     assert type(assistant.tool_calls) is tuple
     with pytest.raises(TypeError):
-        ct.replace({"role": "user"}, content="x")
+        ct.replace({"role": "user"}, content="x")  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,7 @@ def test_result_must_answer_an_earlier_call() -> None:
 
 
 def test_calls_must_be_answered_before_the_next_user_turn() -> None:
-    messages = [U, asks(call("c1"), call("c2")), result("c2"), U]
+    messages: list[ct.Message] = [U, asks(call("c1"), call("c2")), result("c2"), U]
     problems = ct.check_conversation(messages)
     assert [(p.index, p.code) for p in problems] == [(1, "unanswered-call")]
     assert "'c1'" in problems[0].text
@@ -157,7 +157,7 @@ def _items(*ids: str, protocol: str = "openai-responses") -> ct.ProviderOutputIt
 def test_provider_items_stored_twice() -> None:
     reply = _items("rs_1", "msg_1")
     answer = ct.AssistantMessage(content="a")
-    merged = [U, reply, answer, U, reply, answer]
+    merged: list[ct.Message] = [U, reply, answer, U, reply, answer]
     assert codes(merged) == [(4, "duplicate-item-id"), (4, "duplicate-item-id")]
     assert ct.check_conversation(merged)[0].text == "provider item id 'rs_1' is sent again"
     # Another protocol's items are not sent to the Responses API; items

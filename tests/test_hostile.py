@@ -311,12 +311,12 @@ def test_no_repeated_keys_in_what_convtypes_writes(messages: list[ct.Message]) -
         (lambda: ct.VideoUrlBlock(url="u", fps=-1e39), "f32 range"),
         (lambda: ct.ToolCall(name="n", arguments={"x": float("nan")}), "finite"),
         (lambda: ct.ToolCall(name="n", arguments={"x": [float("-inf")]}), "finite"),
-        (lambda: ct.ToolCall(name="n", arguments={"x": {1: 2}}), "string key"),  # type: ignore[dict-item]
-        (lambda: ct.ToolCall(name="n", arguments={"x": (1, 2)}), "JSON value"),  # type: ignore[dict-item]
-        (lambda: ct.ToolCall(name="n", arguments={"x": b"raw"}), "JSON value"),  # type: ignore[dict-item]
+        (lambda: ct.ToolCall(name="n", arguments={"x": {1: 2}}), "string key"),
+        (lambda: ct.ToolCall(name="n", arguments={"x": (1, 2)}), "JSON value"),
+        (lambda: ct.ToolCall(name="n", arguments={"x": b"raw"}), "JSON value"),
         (lambda: ct.ToolCall(name="n", arguments=[]), "dict"),  # type: ignore[arg-type]
         (
-            lambda: ct.ProviderOutputItemsMessage(protocol="p", items=({"a": {1.5, 2}},)),  # type: ignore[dict-item]
+            lambda: ct.ProviderOutputItemsMessage(protocol="p", items=({"a": {1.5, 2}},)),
             "JSON value",
         ),
     ],

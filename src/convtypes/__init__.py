@@ -8,7 +8,6 @@ fence that shows it in a prompt; and one codec whose every failure is a
 """
 
 from ._codec import (
-    LenientContentBlock,
     LenientMessage,
     decode,
     decode_lenient_message,
@@ -37,6 +36,7 @@ from ._files import append_jsonl, iter_jsonl, load_transcript, repair_jsonl, sav
 from ._jsonvalue import JsonValue
 from ._messages import (
     AssistantMessage,
+    LenientContentBlock,
     Message,
     ProviderOutputItemsMessage,
     SystemMessage,
@@ -46,7 +46,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._provenance import Provenance
+from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from ._replace import replace
 from ._unknown import UnknownBlock, UnknownMessage
 
@@ -66,6 +66,7 @@ __all__ = [
     "JsonValue",
     "LenientContentBlock",
     "LenientMessage",
+    "LenientProvenance",
     "Message",
     "Problem",
     "Provenance",
@@ -78,6 +79,7 @@ __all__ = [
     "TornLineError",
     "UnknownBlock",
     "UnknownMessage",
+    "UnknownProvenance",
     "UserMessage",
     "UserMultimodalMessage",
     "VideoBase64Block",

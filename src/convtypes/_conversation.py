@@ -14,13 +14,14 @@ have refused, and nothing more: a dialect that drops what it cannot replay
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final
 
 from msgspec import Struct
 
 from ._messages import (
     MESSAGE_TYPES,
     AssistantMessage,
+    LenientMessage,
     ProviderOutputItemsMessage,
     SystemMessage,
     ThinkingBlock,
@@ -80,7 +81,7 @@ def _is_signed(block: ThinkingBlock) -> bool:
     return block.redacted_data is not None or bool(block.signature)
 
 
-def check_conversation(messages: Iterable[Any]) -> list[Problem]:
+def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
     """Find what a provider would refuse in a replay of ``messages``.
 
     One pass, no side effects; problems come back in message order. Codes:
