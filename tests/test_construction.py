@@ -247,3 +247,16 @@ def test_numbers_the_wire_cannot_carry_are_refused_when_built() -> None:
     # Integers past 64 bits that Python can write stay exact.
     big = ct.ToolCall(name="f", arguments={"n": -(10**400)})
     assert ct.decode(ct.encode(big), ct.ToolCall) == big
+
+
+def test_arguments_take_any_mapping_and_store_a_dict() -> None:
+    # The constructor is typed to take a Mapping[str, object] (so a dict of
+    # str and int values type-checks); what it stores is a plain dict.
+    from types import MappingProxyType
+
+    call = ct.ToolCall(name="n", arguments=MappingProxyType({"q": "Oslo", "n": 3}))
+    assert type(call.arguments) is dict and call.arguments == {"q": "Oslo", "n": 3}
+    assert call == ct.decode(b'{"name":"n","arguments":{"q":"Oslo","n":3}}', ct.ToolCall)
+    with pytest.raises(ct.WireError) as info:
+        ct.ToolCall(name="n", arguments=MappingProxyType({"q": {1, 2}}))
+    assert info.value.path == "$.arguments.q"

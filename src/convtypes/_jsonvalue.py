@@ -20,7 +20,7 @@ or hold a value Python can build but JSON cannot carry.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NewType, Union
 
 from ._errors import MAX_DEPTH, WireError
@@ -213,11 +213,13 @@ def _explain(value: Any, room: int, where: list[str | int]) -> WireError | None:
 
 
 def as_json_object(room: int) -> Callable[[Any, str], dict[str, Any]]:
-    """A field check for a JSON object with ``room`` levels inside it."""
+    """A field check for a JSON object with ``room`` levels inside it; any mapping is taken."""
 
     def check(value: Any, name: str) -> dict[str, Any]:
         if type(value) is not dict:
-            if not isinstance(value, dict):
+            # Any mapping (a dict subclass, a MappingProxyType) is stored as a
+            # plain dict, as the constructors' types promise.
+            if not isinstance(value, Mapping):
                 raise WireError(f"expected a dict, got {type(value).__name__}", f"$.{name}")
             value = dict(value)
         check_json(value, room, name)
