@@ -260,3 +260,15 @@ def test_arguments_take_any_mapping_and_store_a_dict() -> None:
     with pytest.raises(ct.WireError) as info:
         ct.ToolCall(name="n", arguments=MappingProxyType({"q": {1, 2}}))
     assert info.value.path == "$.arguments.q"
+
+
+def test_encode_refuses_a_foreign_value_anywhere_in_a_list() -> None:
+    plain = ct.UserMessage(content="ok")
+    kept = ct.decode_message(b'{"role":"user","content":"x","ttl":1}', lenient=True)
+    unknown = ct.UnknownMessage(role="developer", raw=b'{"role":"developer"}')
+    foreign: Any = {"role": "user", "content": "a dict"}
+    for mixed in ([plain, kept, unknown], [kept, plain], [unknown, plain], [plain] * 3):
+        assert ct.decode_lenient_messages(ct.encode(mixed)) == mixed
+        for at in range(len(mixed) + 1):
+            with pytest.raises(TypeError, match="holding other values"):
+                ct.encode([*mixed[:at], foreign, *mixed[at:]])
