@@ -389,8 +389,9 @@ def encode(value: Encodable) -> bytes:
 
     Anything else raises ``TypeError``. Encoding adds no walk of its own:
     every field was checked when the value was built or decoded. What is
-    left to fail here is text that UTF-8 cannot carry (a lone surrogate),
-    which raises :class:`WireError` naming its path.
+    left to fail here is what got in by changing a value's JSON in place
+    after it was built: text that UTF-8 cannot carry (a lone surrogate)
+    raises :class:`WireError` naming its path.
     """
     if type(value) in _PLAIN_VALUES:
         try:

@@ -416,9 +416,9 @@ def append_jsonl(path: StrPath, messages: Iterable[LenientMessage], *, fsync: bo
     The file is created if it is missing. ``messages`` is any iterable of
     messages, lenient ones (:class:`UnknownMessage`, values with unknown
     fields) too; all of them are encoded before the file is touched, so a
-    message that cannot be encoded (a lone surrogate) raises
-    :class:`WireError`, with ``path`` naming it (``$[2].content``), and
-    nothing is written.
+    message that cannot be encoded (a lone surrogate put into its arguments
+    after it was built) raises :class:`WireError`, with ``path`` naming it
+    (``$[2].tool_calls[0].arguments.q``), and nothing is written.
 
     The lines go out in a single ``write`` on a file opened with
     ``O_APPEND``, under an exclusive advisory lock (``flock``) that every
@@ -570,9 +570,9 @@ def save_transcript(
 ) -> None:
     """Write a transcript file (a JSON array of messages), replacing it atomically.
 
-    The messages are encoded first; one that cannot be (a lone surrogate)
-    raises :class:`WireError` naming it (``$[2].content``) before any file
-    is touched. The bytes then go to a new temporary file in the same
+    The messages are encoded first; one that cannot be (see
+    :func:`append_jsonl`) raises :class:`WireError` naming it before any
+    file is touched. The bytes then go to a new temporary file in the same
     directory (named ``.NAME.RANDOM.tmp``), which is renamed over ``path``
     with ``os.replace``. A reader, or a crash, sees the old file or the new
     one, never part of one. A save that fails removes its temporary file and
