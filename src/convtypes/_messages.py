@@ -64,7 +64,7 @@ LenientContentBlock = Union[ContentBlock, UnknownBlock]
 # say what a field can really hold once lenient decoding has been at it
 # (an UnknownBlock, an UnknownProvenance), name the public JsonValue rather
 # than the decoder's bounded JSON type, and give the constructors what they
-# take at run time (a wire string for a provenance, any dict of values for
+# take at run time (a wire string for a provenance, any mapping for the
 # arguments, a list for items), which the field checks then hold to.
 
 
