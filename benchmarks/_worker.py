@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from peers import load  # noqa: E402
+from peers import load
 
 
 def _median(values: list[float]) -> float:

@@ -303,9 +303,9 @@ def table(result: Result) -> str:
         "| --- | ---: | ---: |",
     ]
     for name, times in result.seconds.items():
-        ratios = [t / b for t, b in zip(times, base)]
+        ratios = [t / b for t, b in zip(times, base, strict=True)]
         per = statistics.median(times) / result.messages * 1e6
-        spread = f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}–{max(ratios):.2f})"
+        spread = f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}\N{EN DASH}{max(ratios):.2f})"
         lines.append(f"| {name} | {per:.2f} | {spread} |")
     return "\n".join(lines)
 

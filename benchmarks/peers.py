@@ -43,7 +43,7 @@ def _bare() -> Peer:
 
 def _pydantic() -> Peer:
     """Discriminated unions under a TypeAdapter, as pydantic-based stacks use."""
-    from typing import Annotated, Any, Literal, Optional, Union
+    from typing import Annotated, Literal, Union
 
     from pydantic import BaseModel, Field, TypeAdapter
 
@@ -64,37 +64,37 @@ def _pydantic() -> Peer:
     class VideoPath(BaseModel):
         type: Literal["video_path"] = "video_path"
         path: str
-        fps: Optional[float] = None
-        max_frames: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
+        fps: float | None = None
+        max_frames: int | None = Field(default=None, ge=0, le=2**32 - 1)
 
     class VideoUrl(BaseModel):
         type: Literal["video_url"] = "video_url"
         url: str
-        fps: Optional[float] = None
-        max_frames: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
+        fps: float | None = None
+        max_frames: int | None = Field(default=None, ge=0, le=2**32 - 1)
 
     class VideoB64(BaseModel):
         type: Literal["video_base64"] = "video_base64"
         data: str
         media_type: str
-        fps: Optional[float] = None
-        max_frames: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
+        fps: float | None = None
+        max_frames: int | None = Field(default=None, ge=0, le=2**32 - 1)
 
     class AudioPath(BaseModel):
         type: Literal["audio_path"] = "audio_path"
         path: str
-        sample_rate: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
+        sample_rate: int | None = Field(default=None, ge=0, le=2**32 - 1)
 
     class AudioUrl(BaseModel):
         type: Literal["audio_url"] = "audio_url"
         url: str
-        sample_rate: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
+        sample_rate: int | None = Field(default=None, ge=0, le=2**32 - 1)
 
     class AudioB64(BaseModel):
         type: Literal["audio_base64"] = "audio_base64"
         data: str
         media_type: str
-        sample_rate: Optional[int] = Field(default=None, ge=0, le=2**32 - 1)
+        sample_rate: int | None = Field(default=None, ge=0, le=2**32 - 1)
 
     Block = Annotated[
         Union[
@@ -104,14 +104,14 @@ def _pydantic() -> Peer:
     ]
 
     class Call(BaseModel):
-        id: Optional[str] = None
+        id: str | None = None
         name: str
         arguments: dict[str, Any]
 
     class Thinking(BaseModel):
         text: str = ""
-        signature: Optional[str] = None
-        redacted_data: Optional[str] = None
+        signature: str | None = None
+        redacted_data: str | None = None
 
     class System(BaseModel):
         role: Literal["system"] = "system"
@@ -284,7 +284,8 @@ def _stdlib() -> Peer:
 
 
 _BLOCK_KINDS = frozenset(
-    "text image_base64 image_url video_path video_url video_base64 audio_path audio_url audio_base64".split()
+    "text image_base64 image_url video_path video_url video_base64 "
+    "audio_path audio_url audio_base64".split()
 )
 
 

@@ -75,7 +75,7 @@ def _available(peers: list[str]) -> list[str]:
 
 
 def _spread(values: list[float]) -> str:
-    return f"{statistics.median(values):.2f}x ({min(values):.2f}–{max(values):.2f})"
+    return f"{statistics.median(values):.2f}x ({min(values):.2f}\N{EN DASH}{max(values):.2f})"
 
 
 def measure(name: str, path: Path, peers: list[str], rounds: int) -> dict[str, Any]:
@@ -92,7 +92,9 @@ def measure(name: str, path: Path, peers: list[str], rounds: int) -> dict[str, A
             seconds = [r[op] for r in times[peer]]
             row[f"{op}_mbps"] = size / statistics.median(seconds) / 1e6
             # How many times longer the peer took than convtypes, round by round.
-            row[f"{op}_ratio"] = [r[op] / b[op] for r, b in zip(times[peer], times[BASE])]
+            row[f"{op}_ratio"] = [
+                r[op] / b[op] for r, b in zip(times[peer], times[BASE], strict=True)
+            ]
         rows[peer] = row
     return {"size": size, "rows": rows}
 

@@ -87,7 +87,7 @@ def test_one_bad_line_does_not_stop_the_rest(tmp_path: Path) -> None:
     assert result.stdout.splitlines() == [
         f"{path}:2:1: $: missing required field 'content'",
         f"{path}:5:5: $: malformed JSON: invalid character",
-        "1 files, 5 documents, 3 messages, 2 errors, 0 would change on re-save, 0 strict findings",
+        "1 file, 5 documents, 3 messages, 2 errors, 0 would change on re-save, 0 strict findings",
     ]
 
 
@@ -121,7 +121,7 @@ def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
         f"{path}:4:68: $.provenance: 'provenance' holds its default and would be left out",
         f"{path}:5:76: $.content[0].fps: value would change from 29.970000001 to 29.97",
         f"{path}:6:1: $: formatting would change (white space, escapes or the spelling of numbers)",
-        "1 files, 7 documents, 7 messages, 0 errors, 6 would change on re-save, 0 strict findings",
+        "1 file, 7 documents, 7 messages, 0 errors, 6 would change on re-save, 0 strict findings",
     ]
 
 
@@ -137,7 +137,7 @@ def test_strict_reports_unknown_fields_and_repeated_keys(tmp_path: Path) -> None
     assert result.stdout.splitlines() == [
         f"{path}:1:30: $.content: key is repeated",
         f"{path}:2:37: $.meta: unknown field 'meta' would be dropped",
-        "1 files, 3 documents, 3 messages, 0 errors, 0 would change on re-save, 2 strict findings",
+        "1 file, 3 documents, 3 messages, 0 errors, 0 would change on re-save, 2 strict findings",
     ]
 
 
@@ -157,7 +157,7 @@ def test_stdin_and_json_output() -> None:
             "'assistant', 'tool_result', 'provider_output_items', got 'tool'",
         }
     ]
-    assert "1 errors" in result.stderr
+    assert "1 error," in result.stderr
 
 
 def test_directories_are_walked_recursively(tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_large_jsonl(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         f"{path}:50001:1: $: missing required field 'tool_use_id'",
-        "1 files, 50001 documents, 50000 messages, 1 errors, 0 would change on re-save, "
+        "1 file, 50001 documents, 50000 messages, 1 error, 0 would change on re-save, "
         "0 strict findings",
     ]
 
@@ -267,7 +267,7 @@ def test_stdin_streams_jsonl_and_explains_a_repeated_key() -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "-:2:30: $.content: a re-save keeps only the last value of this repeated key",
-        "1 files, 2 documents, 2 messages, 0 errors, 1 would change on re-save, 0 strict findings",
+        "1 file, 2 documents, 2 messages, 0 errors, 1 would change on re-save, 0 strict findings",
     ]
 
 
@@ -308,13 +308,13 @@ def test_canonical_counts_documents_not_findings(tmp_path: Path) -> None:
         f"{path}:1:37: $.name: unknown field 'name' would be dropped",
         f"{path}:1:50: $.mood: unknown field 'mood' would be dropped",
         f"{path}:2:1: $.tool_calls: 'tool_calls' would be written out with its default []",
-        "1 files, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 0 strict findings",
+        "1 file, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 0 strict findings",
     ]
     # Under --strict the unknown fields are strict findings, one by one; the
     # document still counts once as one a re-save would change.
     strict = run("check", "--canonical", "--strict", path)
     assert strict.stdout.splitlines()[-1] == (
-        "1 files, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 2 strict findings"
+        "1 file, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 2 strict findings"
     )
 
 
@@ -357,7 +357,7 @@ def test_check_reads_crlf_and_white_space_lines(tmp_path: Path) -> None:
     path.write_bytes(good + b"\r\n \t\r\n\r\n" + good + b"\n   \n" + good)
     result = run("check", "--canonical", path)
     assert result.returncode == 0, result.stdout
-    assert result.stdout.startswith("1 files, 3 documents, 3 messages, 0 errors, 0 would change")
+    assert result.stdout.startswith("1 file, 3 documents, 3 messages, 0 errors, 0 would change")
 
 
 def test_text_from_documents_cannot_drive_the_terminal(tmp_path: Path) -> None:
@@ -388,7 +388,7 @@ def test_directories_take_upper_case_suffixes(tmp_path: Path) -> None:
     (tmp_path / "A.JSONL").write_bytes(b'{"role":"user","content":5}\n')
     done = run("check", tmp_path)
     assert "A.JSONL:1:26" in done.stdout
-    assert done.stdout.splitlines()[-1].startswith("1 files, 1 documents")
+    assert done.stdout.splitlines()[-1].startswith("1 file, 1 document,")
 
 
 def test_canonical_names_number_spelling() -> None:
@@ -399,3 +399,121 @@ def test_canonical_names_number_spelling() -> None:
         stdin=b'{"role":"assistant","content":"","tool_calls":[{"name":"n","arguments":{"x":1E2}}]}\n',
     )
     assert "spelling of numbers" in done.stdout
+
+
+# ------------------------------------------------ what a pre-upgrade gate needs
+
+
+def test_version() -> None:
+    done = run("--version")
+    assert done.returncode == 0
+    assert done.stdout == f"convtypes {ct.__version__}\n"
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(b'{"role":"user","content":"a","content":"b"}\n')
+    done = run("check", "--strict", path)
+    assert done.stdout.splitlines()[-1] == (
+        "1 file, 1 document, 1 message, 0 errors, 0 would change on re-save, 1 strict finding"
+    )
+    path.write_bytes(b'{"role":"user"}\n')
+    assert run("check", path).stdout.splitlines()[-1] == (
+        "1 file, 1 document, 0 messages, 1 error, 0 would change on re-save, 0 strict findings"
+    )
+
+
+def _gzip(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data)
+
+
+def test_ndjson_and_gzipped_files_are_read(tmp_path: Path) -> None:
+    good = ct.encode(ct.UserMessage(content="ok")) + b"\n"
+    bad = b'{"role":"user","content":5}\n'
+    (tmp_path / "a.ndjson").write_bytes(good + bad)
+    (tmp_path / "b.jsonl.gz").write_bytes(_gzip(good + good + bad))
+    (tmp_path / "c.json.gz").write_bytes(_gzip(b'[{"role":"user","content":"x"},' + bad + b"]"))
+    (tmp_path / "d.NDJSON.GZ").write_bytes(_gzip(bad))
+    (tmp_path / "e.json").write_bytes(good)
+    (tmp_path / "notes.txt.gz").write_bytes(_gzip(b"not a transcript"))
+    done = run("check", tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        f"{tmp_path / 'a.ndjson'}:2:26: $.content: expected str, got int",
+        f"{tmp_path / 'b.jsonl.gz'}:3:26: $.content: expected str, got int",
+        f"{tmp_path / 'c.json.gz'}:1:57: $[1].content: expected str, got int",
+        f"{tmp_path / 'd.NDJSON.GZ'}:1:26: $.content: expected str, got int",
+        "5 files, 8 documents, 4 messages, 4 errors, 0 would change on re-save, 0 strict findings",
+    ]
+    # Named on the command line, a gzipped file is read by its name too.
+    alone = run("check", tmp_path / "b.jsonl.gz")
+    assert (
+        alone.stdout.splitlines()[0]
+        == f"{tmp_path / 'b.jsonl.gz'}:3:26: $.content: expected str, got int"
+    )
+
+
+def test_a_directory_with_nothing_to_check_fails(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a transcript")
+    (tmp_path / "empty").mkdir()
+    for path in (tmp_path, tmp_path / "empty"):
+        done = run("check", path)
+        assert done.returncode == 2, done.stdout
+        assert done.stdout == ""
+        assert done.stderr == (
+            f"convtypes: {path} holds no .json, .jsonl or .ndjson file, gzipped (.gz) or not\n"
+        )
+    # One empty directory among good paths still fails the gate.
+    (tmp_path / "log.jsonl").write_bytes(ct.encode(ct.UserMessage(content="ok")) + b"\n")
+    assert run("check", tmp_path / "log.jsonl", tmp_path / "empty").returncode == 2
+
+
+def test_a_corrupt_gzip_file_is_an_error_and_the_rest_is_checked(tmp_path: Path) -> None:
+    good = ct.encode(ct.UserMessage(content="ok")) + b"\n"
+    # Varied lines, so that half the compressed bytes hold several batches.
+    lines = [ct.encode(ct.UserMessage(content=f"message {n}")) + b"\n" for n in range(40_000)]
+    packed = _gzip(b"".join(lines))
+    (tmp_path / "a-cut.jsonl.gz").write_bytes(packed[: len(packed) // 2])
+    (tmp_path / "b-not-gzip.jsonl.gz").write_bytes(good)
+    (tmp_path / "c.jsonl").write_bytes(good)
+    done = run("check", tmp_path)
+    assert done.returncode == 1
+    shown = done.stdout.splitlines()
+    cut, not_gzip = shown[0].split(": ", 2), shown[1].split(": ", 2)
+    assert cut[0].startswith(f"{tmp_path / 'a-cut.jsonl.gz'}:")
+    assert int(cut[0].split(":")[-2]) > 1  # the lines before the cut were read
+    assert cut[2] == (
+        "cannot read the file past its last whole document: the compressed stream ends early"
+    )
+    assert not_gzip[0] == f"{tmp_path / 'b-not-gzip.jsonl.gz'}:1:1"
+    assert not_gzip[2].startswith("cannot read the file past its last whole document: ")
+    assert shown[-1].startswith("3 files, ")
+    assert shown[-1].endswith(", 2 errors, 0 would change on re-save, 0 strict findings")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a pseudo-terminal is POSIX")
+def test_progress_on_a_terminal_passes_over_stdin_and_gzip(tmp_path: Path) -> None:
+    import pty
+
+    good = ct.encode(ct.UserMessage(content="ok")) + b"\n"
+    (tmp_path / "a.jsonl.gz").write_bytes(_gzip(good * 3))
+    (tmp_path / "b.jsonl").write_bytes(good)
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [str(SCRIPT), "check", "-", tmp_path],
+            input=good.decode(),
+            stdout=subprocess.PIPE,
+            stderr=follower,  # progress is shown only on a terminal
+            text=True,
+            check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 0, done.stdout
+    assert done.stdout == (
+        "3 files, 5 documents, 5 messages, 0 errors, 0 would change on re-save, 0 strict findings\n"
+    )

@@ -151,14 +151,15 @@ def test_replace_checks_the_copy_like_a_new_value() -> None:
     message = ct.UserMessage(content="hi")
     assert ct.replace(message, content="there") == ct.UserMessage(content="there")
     with pytest.raises(ct.WireError) as info:
-        ct.replace(message, content=5)
+        ct.replace(message, content=5)  # type: ignore[call-overload]
     assert info.value.path == "$.content"
     with pytest.raises(TypeError):
-        ct.replace(message, contents="x")
-    assistant = ct.replace(ct.AssistantMessage(), tool_calls=[ct.ToolCall(name="n", arguments={})])
+        ct.replace(message, contents="x")  # type: ignore[call-overload]
+    calls = [ct.ToolCall(name="n", arguments={})]
+    assistant = ct.replace(ct.AssistantMessage(), tool_calls=calls)  # type: ignore[call-overload]
     assert type(assistant.tool_calls) is tuple
     with pytest.raises(TypeError):
-        ct.replace({"role": "user"}, content="x")
+        ct.replace({"role": "user"}, content="x")  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(
@@ -173,7 +174,8 @@ def test_replace_checks_the_copy_like_a_new_value() -> None:
         (ct.UserMessage(content="ok"), {"role": "user", "content": "dict"}),
         msgspec.Raw(b"{}"),
     ],
-    # Raw's repr holds its address; ids must be the same in every xdist worker.
+    # msgspec.Raw's repr holds its address, which differs between the
+    # processes of pytest-xdist; its type name does not.
     ids=lambda value: "Raw" if isinstance(value, msgspec.Raw) else repr(value),
 )
 def test_encode_takes_only_convtypes_values(value: Any) -> None:
@@ -247,3 +249,28 @@ def test_numbers_the_wire_cannot_carry_are_refused_when_built() -> None:
     # Integers past 64 bits that Python can write stay exact.
     big = ct.ToolCall(name="f", arguments={"n": -(10**400)})
     assert ct.decode(ct.encode(big), ct.ToolCall) == big
+
+
+def test_arguments_take_any_mapping_and_store_a_dict() -> None:
+    # The constructor is typed to take a Mapping[str, object] (so a dict of
+    # str and int values type-checks); what it stores is a plain dict.
+    from types import MappingProxyType
+
+    call = ct.ToolCall(name="n", arguments=MappingProxyType({"q": "Oslo", "n": 3}))
+    assert type(call.arguments) is dict and call.arguments == {"q": "Oslo", "n": 3}
+    assert call == ct.decode(b'{"name":"n","arguments":{"q":"Oslo","n":3}}', ct.ToolCall)
+    with pytest.raises(ct.WireError) as info:
+        ct.ToolCall(name="n", arguments=MappingProxyType({"q": {1, 2}}))
+    assert info.value.path == "$.arguments.q"
+
+
+def test_encode_refuses_a_foreign_value_anywhere_in_a_list() -> None:
+    plain = ct.UserMessage(content="ok")
+    kept = ct.decode_message(b'{"role":"user","content":"x","ttl":1}', lenient=True)
+    unknown = ct.UnknownMessage(role="developer", raw=b'{"role":"developer"}')
+    foreign: Any = {"role": "user", "content": "a dict"}
+    for mixed in ([plain, kept, unknown], [kept, plain], [unknown, plain], [plain] * 3):
+        assert ct.decode_lenient_messages(ct.encode(mixed)) == mixed
+        for at in range(len(mixed) + 1):
+            with pytest.raises(TypeError, match="holding other values"):
+                ct.encode([*mixed[:at], foreign, *mixed[at:]])

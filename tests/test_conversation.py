@@ -27,7 +27,7 @@ def result(call_id: str) -> ct.ToolResultMessage:
     return ct.ToolResultMessage(tool_use_id=call_id, content="r")
 
 
-def codes(messages: Sequence[object]) -> list[tuple[int, str]]:
+def codes(messages: Sequence[Any]) -> list[tuple[int, str]]:
     return [(p.index, p.code) for p in ct.check_conversation(messages)]
 
 
@@ -52,7 +52,7 @@ def test_result_must_answer_an_earlier_call() -> None:
 
 
 def test_calls_must_be_answered_before_the_next_user_turn() -> None:
-    messages = [U, asks(call("c1"), call("c2")), result("c2"), U]
+    messages: list[ct.Message] = [U, asks(call("c1"), call("c2")), result("c2"), U]
     problems = ct.check_conversation(messages)
     assert [(p.index, p.code) for p in problems] == [(1, "unanswered-call")]
     assert "'c1'" in problems[0].text
@@ -90,6 +90,96 @@ def test_unsigned_thinking_beside_signed_thinking() -> None:
     assert codes(messages) == [(3, "unsigned-thinking")]
     # With no signed block anywhere there is nothing to replay, so no problem.
     assert codes([U, asks(thinking=(bare,))]) == []
+
+
+def test_thinking_is_judged_message_by_message() -> None:
+    # What convtypes' own dialects make: an Anthropic turn with signed
+    # thinking, then a Responses reply whose summaries are unsigned. Each
+    # dialect replays only what it can, so a replay refuses nothing.
+    anthropic_turn = asks(call("toolu_1"), thinking=(ct.ThinkingBlock(text="t", signature="s"),))
+    items = ct.ProviderOutputItemsMessage(protocol="openai-responses", items=[{"id": "rs_1"}])
+    summaries = ct.AssistantMessage(content="done", thinking=(ct.ThinkingBlock(text="summary"),))
+    messages = [U, anthropic_turn, result("toolu_1"), U, items, summaries]
+    assert codes(messages) == []
+    # Signed in part, within one message: that turn's thinking was altered.
+    part = asks(thinking=(ct.ThinkingBlock(text="t", signature="s"), ct.ThinkingBlock(text="u")))
+    assert codes([U, part]) == [(1, "unsigned-thinking")]
+    assert ct.check_conversation([U, part])[0].text == (
+        "1 of the message's 2 thinking blocks have no signature or redacted data, "
+        "beside signed ones"
+    )
+
+
+def test_an_empty_signature_signs_nothing() -> None:
+    empty = ct.ThinkingBlock(text="t", signature="")
+    signed = ct.ThinkingBlock(text="t", signature="s")
+    redacted = ct.ThinkingBlock(redacted_data="")
+    assert codes([U, asks(thinking=(signed, empty))]) == [(1, "unsigned-thinking")]
+    assert codes([U, asks(thinking=(empty,))]) == []
+    # Redacted data is sent as it is, empty or not, as the dialect sends it.
+    assert codes([U, asks(thinking=(redacted, signed))]) == []
+
+
+_THINKING = st.lists(
+    st.builds(
+        ct.ThinkingBlock,
+        text=st.just("t"),
+        signature=st.sampled_from([None, "", "sig"]),
+        redacted_data=st.sampled_from([None, None, "", "opaque"]),
+    ),
+    max_size=4,
+)
+
+
+@given(_THINKING)
+def test_unsigned_thinking_is_what_the_anthropic_dialect_would_cut(
+    thinking: list[ct.ThinkingBlock],
+) -> None:
+    from convtypes.dialects import anthropic
+
+    message = ct.AssistantMessage(content="a", thinking=tuple(thinking))
+    request = anthropic.to_request([U, message])
+    sent = [
+        block
+        for block in request["messages"][1]["content"]
+        if block["type"] in ("thinking", "redacted_thinking")
+    ]
+    cut = 0 < len(sent) < len(thinking)
+    assert (codes([U, message]) == [(1, "unsigned-thinking")]) is cut
+
+
+def _items(*ids: str, protocol: str = "openai-responses") -> ct.ProviderOutputItemsMessage:
+    return ct.ProviderOutputItemsMessage(
+        protocol=protocol, items=[{"type": "reasoning", "id": i, "summary": []} for i in ids]
+    )
+
+
+def test_provider_items_stored_twice() -> None:
+    reply = _items("rs_1", "msg_1")
+    answer = ct.AssistantMessage(content="a")
+    merged: list[ct.Message] = [U, reply, answer, U, reply, answer]
+    assert codes(merged) == [(4, "duplicate-item-id"), (4, "duplicate-item-id")]
+    assert ct.check_conversation(merged)[0].text == "provider item id 'rs_1' is sent again"
+    # Another protocol's items are not sent to the Responses API; items
+    # without an id have nothing to repeat.
+    assert codes([U, _items("p1", protocol="gemini"), U, _items("p1", protocol="gemini")]) == []
+    bare = ct.ProviderOutputItemsMessage(protocol="openai-responses", items=[{"type": "x"}, 7])
+    assert codes([U, bare, U, bare]) == []
+
+
+@given(st.lists(st.sampled_from(["rs_1", "rs_2", "msg_1", "fc_1"]), max_size=6), st.data())
+def test_duplicate_item_ids_are_what_the_responses_request_repeats(
+    ids: list[str], data: st.DataObject
+) -> None:
+    from convtypes.dialects import openai_responses
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(ids)), max_size=3)))
+    messages: list[ct.LenientMessage] = [U]
+    for start, stop in zip([0, *cuts], [*cuts, len(ids)], strict=True):
+        messages += [_items(*ids[start:stop]), U]
+    sent = [item["id"] for item in openai_responses.to_request(messages)["input"] if "id" in item]
+    repeated = len(sent) - len(set(sent))
+    assert sum(code == "duplicate-item-id" for _, code in codes(messages)) == repeated
 
 
 @given(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import pytest
 
@@ -254,3 +254,56 @@ def test_decoding_what_is_not_a_document_is_a_type_error(data: Any) -> None:
     for decode in (ct.decode_message, ct.decode_messages, lambda d: ct.decode(d, ct.ToolCall)):
         with pytest.raises(TypeError, match="bytes, bytearray, memoryview or str"):
             decode(data)
+
+
+# ------------------------------------------------ what decode reads, as typed
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [ct.SystemMessage | ct.UserMessage, Union[ct.SystemMessage, ct.UserMessage]],
+    ids=["operator", "typing"],
+)
+def test_decode_reads_a_union_of_message_classes(kind: Any) -> None:
+    # The type checker types decode(data, SystemMessage | UserMessage) as
+    # that union; it must read as one, on the fast path and the careful one.
+    for doc in (b'{"role":"user","content":"a"}', b'{"role":"user","content":"a","n":1}'):
+        assert ct.decode(doc, kind) == ct.UserMessage(content="a")
+    for doc in (b'{"role":"assistant"}', b'{"role":"assistant","n":1}'):
+        with pytest.raises(ct.WireError) as info:
+            ct.decode(doc, kind)
+        assert info.value.path == "$.role"
+        assert info.value.reason == "expected role to be one of 'system', 'user', got 'assistant'"
+    # An unknown field nested past a message's budget: refused before any
+    # recursion, at the first level over it (a message may open 126).
+    deep = b'{"role":"user","content":"a","x":' + b"[" * 200 + b"]" * 200 + b"}"
+    with pytest.raises(ct.WireError) as info:
+        ct.decode(deep, kind)
+    assert info.value.path == "$.x" + "[0]" * 125  # the array at $.x is the second level
+
+
+def test_decode_reads_a_union_of_block_classes() -> None:
+    kind = ct.TextBlock | ct.ImageUrlBlock
+    assert ct.decode(b'{"type":"image_url","url":"u","x":2}', kind) == ct.ImageUrlBlock(url="u")
+    with pytest.raises(ct.WireError) as info:
+        ct.decode(b'{"type":"audio_url","url":"u"}', kind)
+    assert info.value.reason == "expected type to be one of 'text', 'image_url', got 'audio_url'"
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        int,
+        dict,
+        list[int],
+        ct.UnknownMessage,
+        ct.LenientMessage,
+        ct.SystemMessage | ct.TextBlock,  # tagged on two fields: no one document is both
+        ct.ToolCall | None,
+        [ct.Message],  # not even hashable
+    ],
+    ids=repr,
+)
+def test_decode_refuses_a_type_it_cannot_read(kind: Any) -> None:
+    with pytest.raises(TypeError, match=r"^decode reads a value class, Message, ContentBlock"):
+        ct.decode(b"{}", kind)

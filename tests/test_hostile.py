@@ -311,12 +311,12 @@ def test_no_repeated_keys_in_what_convtypes_writes(messages: list[ct.Message]) -
         (lambda: ct.VideoUrlBlock(url="u", fps=-1e39), "f32 range"),
         (lambda: ct.ToolCall(name="n", arguments={"x": float("nan")}), "finite"),
         (lambda: ct.ToolCall(name="n", arguments={"x": [float("-inf")]}), "finite"),
-        (lambda: ct.ToolCall(name="n", arguments={"x": {1: 2}}), "string key"),  # type: ignore[dict-item]
-        (lambda: ct.ToolCall(name="n", arguments={"x": (1, 2)}), "JSON value"),  # type: ignore[dict-item]
-        (lambda: ct.ToolCall(name="n", arguments={"x": b"raw"}), "JSON value"),  # type: ignore[dict-item]
+        (lambda: ct.ToolCall(name="n", arguments={"x": {1: 2}}), "string key"),
+        (lambda: ct.ToolCall(name="n", arguments={"x": (1, 2)}), "JSON value"),
+        (lambda: ct.ToolCall(name="n", arguments={"x": b"raw"}), "JSON value"),
         (lambda: ct.ToolCall(name="n", arguments=[]), "dict"),  # type: ignore[arg-type]
         (
-            lambda: ct.ProviderOutputItemsMessage(protocol="p", items=({"a": {1.5, 2}},)),  # type: ignore[dict-item]
+            lambda: ct.ProviderOutputItemsMessage(protocol="p", items=({"a": {1.5, 2}},)),
             "JSON value",
         ),
     ],
@@ -340,16 +340,23 @@ def test_deep_json_is_refused_when_built() -> None:
         ct.encode(ct.ProviderOutputItemsMessage(protocol="p", items=(value,)))
 
 
-def test_lone_surrogates_are_refused_at_encode() -> None:
-    message = ct.AssistantMessage(
-        content="ok", tool_calls=(ct.ToolCall(name="n", arguments={"q": "bad \ud800"}),)
-    )
+def test_lone_surrogates_are_refused_when_built_and_at_encode() -> None:
+    # Refused where they enter: UTF-8 cannot carry them, so no value holds one.
+    with pytest.raises(ct.WireError) as info:
+        ct.ToolCall(name="n", arguments={"q": "bad \ud800"})
+    assert info.value.path == "$.arguments.q"
+    with pytest.raises(ct.WireError) as info:
+        ct.UserMessage(content="\udfff")
+    assert info.value.path == "$.content"
+    # Changing the arguments in place gets past the build; encode still
+    # refuses, naming the place.
+    call = ct.ToolCall(name="n", arguments={"q": "fine"})
+    message = ct.AssistantMessage(content="ok", tool_calls=(call,))
+    call.arguments["q"] = "bad \ud800"
     with pytest.raises(ct.WireError) as info:
         ct.encode([ct.UserMessage(content="fine"), message])
     assert info.value.path == "$[1].tool_calls[0].arguments.q"
-    with pytest.raises(ct.WireError) as info:
-        ct.encode(ct.UserMessage(content="\udfff"))
-    assert info.value.path == "$.content"
+    assert info.value.reason == "expected text encodable as UTF-8, found a lone surrogate"
 
 
 def test_replace_runs_the_same_checks() -> None:

@@ -402,12 +402,23 @@ def test_appended_batches_read_back_equal(messages: list[ct.Message], cuts: list
         assert list(ct.iter_jsonl(path)) == messages
 
 
+def _unwritable() -> ct.Message:
+    """A message that cannot be encoded: its arguments were changed in place.
+
+    Construction refuses a lone surrogate; mutating the arguments dict after
+    the call was built is the one way one can still get in.
+    """
+    call = ct.ToolCall(name="n", arguments={"q": "fine"})
+    call.arguments["q"] = "lone \ud800 surrogate"
+    return ct.AssistantMessage(tool_calls=(call,))
+
+
 def test_a_message_that_cannot_be_encoded_writes_nothing(tmp_path: Path) -> None:
-    bad = [user("fine"), ct.ToolResultMessage(tool_use_id="c", content="\ud800")]
+    bad = [user("fine"), _unwritable()]
     missing = tmp_path / "new.jsonl"
     with pytest.raises(ct.WireError) as caught:
         ct.append_jsonl(missing, bad)
-    assert caught.value.path == "$[1].content"
+    assert caught.value.path == "$[1].tool_calls[0].arguments.q"
     assert (caught.value.line, caught.value.column) == (None, None)
     assert not missing.exists()  # not even created
     existing = tmp_path / "log.jsonl"
@@ -864,8 +875,8 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(
     ct.save_transcript(path, GOOD)
     old = path.read_bytes()
     with pytest.raises(ct.WireError) as caught:
-        ct.save_transcript(path, [user("a"), user("lone \udc00 surrogate")])
-    assert (caught.value.path, caught.value.line) == ("$[1].content", None)
+        ct.save_transcript(path, [user("a"), _unwritable()])
+    assert (caught.value.path, caught.value.line) == ("$[1].tool_calls[0].arguments.q", None)
     assert path.read_bytes() == old and os.listdir(tmp_path) == ["t.json"]
 
     # Failures after the temporary file exists: while writing, and at the rename.
@@ -991,3 +1002,198 @@ def test_repair_keeps_a_whole_last_line_with_invalid_utf8(tmp_path: Path) -> Non
     path.write_bytes(head + cut)
     assert ct.repair_jsonl(path) == len(cut)
     assert path.read_bytes() == head
+
+
+# ------------------------------------------------ a torn tail, told by its type
+
+
+def test_a_torn_tail_is_a_torn_line_error(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(oplog(GOOD[:2]) + b'{"role":"user","con')
+    with pytest.raises(ct.TornLineError) as appending:
+        ct.append_jsonl(path, [GOOD[2]])
+    with pytest.raises(ct.TornLineError) as reading:
+        list(ct.iter_jsonl(path))
+    for err in (appending.value, reading.value):
+        assert isinstance(err, ct.WireError)  # `except WireError` still catches it
+        assert err.line == 3
+        assert "repair_jsonl" in err.reason
+    import pickle
+
+    copied = pickle.loads(pickle.dumps(reading.value))
+    assert type(copied) is ct.TornLineError
+    assert (copied.reason, copied.path, copied.offset, copied.line, copied.column) == (
+        reading.value.reason,
+        reading.value.path,
+        reading.value.offset,
+        reading.value.line,
+        reading.value.column,
+    )
+
+
+def test_a_bad_line_is_not_a_torn_line(tmp_path: Path) -> None:
+    # Whole JSON that is not a message: repair_jsonl will not cut it, so it
+    # is a bad line, with or without a newline after it.
+    path = tmp_path / "log.jsonl"
+    for tail in (b'{"role":"user","content":5}\n', b'{"role":"user","content":5}'):
+        path.write_bytes(oplog(GOOD[:1]) + tail)
+        with pytest.raises(ct.WireError) as caught:
+            list(ct.iter_jsonl(path))
+        assert type(caught.value) is ct.WireError
+        assert "repair_jsonl" not in caught.value.reason
+        assert (caught.value.line, caught.value.path) == (2, "$.content")
+    # Appending after a tail without a newline is refused all the same.
+    with pytest.raises(ct.TornLineError):
+        ct.append_jsonl(path, GOOD)
+
+
+# ------------------------------------------------ going on past bad lines
+
+
+def test_on_error_hears_of_every_bad_line_and_reading_goes_on(tmp_path: Path) -> None:
+    lines = [
+        line(GOOD[0]),
+        b'{"role":"user","content":7}\n',
+        b"\n",
+        line(GOOD[1]),
+        b"not json\r\n",
+        line(GOOD[2]),
+        b'{"role":"user","content":"to',
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(lines))
+    bad: list[tuple[ct.WireError, bytes]] = []
+    seen = list(ct.iter_jsonl(path, on_error=lambda err, text: bad.append((err, text))))
+    assert seen == GOOD
+    assert [text for _, text in bad] == [lines[1], lines[4], lines[6]]
+    assert [(err.line, err.column, err.path) for err, _ in bad] == [
+        (2, 26, "$.content"),
+        (5, 5, "$"),  # after "not "
+        (7, 29, "$.content"),
+    ]
+    assert [type(err) for err, _ in bad] == [ct.WireError, ct.WireError, ct.TornLineError]
+    # Each error is the one a reader without on_error would have met there.
+    assert bad[1][0].offset == sum(map(len, lines[:4])) + len(b"not ")
+    with pytest.raises(ct.WireError) as first:
+        list(ct.iter_jsonl(path))
+    assert str(first.value) == str(bad[0][0])
+
+
+def test_a_callback_that_raises_ends_the_reading(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(line(GOOD[0]) + b"{}\n" + line(GOOD[1]))
+
+    def stop(err: ct.WireError, text: bytes) -> None:
+        raise KeyboardInterrupt
+
+    seen: list[ct.Message] = []
+    with pytest.raises(KeyboardInterrupt):
+        for message in ct.iter_jsonl(path, on_error=stop):
+            seen.append(message)
+    assert seen == GOOD[:1]
+    with pytest.raises(TypeError, match="on_error must be callable, got list"):
+        ct.iter_jsonl(path, on_error=[])  # type: ignore[call-overload]
+
+
+@settings(max_examples=60)
+@given(
+    lines=st.lists(
+        st.one_of(
+            cst.messages().map(lambda m: ct.encode(m) + b"\n"),
+            st.sampled_from([b"{}\n", b"[1]\n", b'{"role":"user"}\r\n', b"\xff\n", b"\n", b" \n"]),
+        ),
+        max_size=15,
+    ),
+    torn=st.booleans(),
+    lenient=st.booleans(),
+    batch=st.sampled_from([1, 40, 1 << 18]),
+)
+def test_on_error_loses_nothing(lines: list[bytes], torn: bool, lenient: bool, batch: int) -> None:
+    # Every non-blank line comes back, in order: as a message (written in
+    # canonical form, so its bytes are the line) or as a bad line's bytes.
+    if torn:
+        lines = [*lines, b'{"role":"assistant","content":"cut sh']
+    got: list[bytes] = []
+    with tempfile.TemporaryDirectory() as directory, batches_of(batch):
+        path = Path(directory) / "log.jsonl"
+        path.write_bytes(b"".join(lines))
+        for message in ct.iter_jsonl(
+            path, lenient=lenient, on_error=lambda err, text: got.append(text)
+        ):
+            got.append(ct.encode(message) + b"\n")
+    assert got == [text for text in lines if text.strip(b" \t\r\n")]
+
+
+# ------------------------------------------------ what save_transcript replaces
+
+
+@POSIX
+def test_save_refuses_a_target_that_is_not_a_regular_file(tmp_path: Path) -> None:
+    import socket
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    directory = tmp_path / "dir"
+    directory.mkdir()
+    real = tmp_path / "real.json"
+    real.write_bytes(b"[]")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    to_null = tmp_path / "null.json"
+    to_null.symlink_to("/dev/null")
+    sock = tmp_path / "s"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    cases: list[tuple[Path, type[OSError], str]] = [
+        (fifo, FileExistsError, "a FIFO"),
+        (directory, IsADirectoryError, "a directory"),
+        (link, FileExistsError, "a symbolic link"),
+        (to_null, FileExistsError, "a symbolic link"),
+        (sock, FileExistsError, "a socket"),
+    ]
+    try:
+        for path, kind, what in cases:
+            before = os.lstat(path)
+            with pytest.raises(kind) as caught:
+                ct.save_transcript(path, GOOD)
+            assert caught.value.filename == str(path)
+            assert caught.value.strerror is not None and caught.value.strerror.endswith(what)
+            after = os.lstat(path)
+            assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    finally:
+        server.close()
+    assert real.read_bytes() == b"[]"  # the link's file is untouched
+    assert sorted(os.listdir(tmp_path)) == [
+        "dir",
+        "fifo",
+        "link.json",
+        "null.json",
+        "real.json",
+        "s",
+    ]
+    # Through the link on purpose: name the file it points to.
+    ct.save_transcript(os.path.realpath(link), GOOD)
+    assert ct.load_transcript(link) == GOOD and link.is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("kind", "what"), [(stat.S_IFCHR, "a character device"), (stat.S_IFBLK, "a block device")]
+)
+def test_save_refuses_a_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: int, what: str
+) -> None:
+    # /dev/null itself is not a safe thing to aim a test at: a regression
+    # run as root would replace it. A device is faked at a path instead.
+    path = tmp_path / "device"
+    real_lstat = os.lstat
+
+    def lstat(name: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if os.fspath(name) == str(path):
+            return os.stat_result((kind | 0o666, 1, 1, 1, 0, 0, 0, 0, 0, 0))
+        return real_lstat(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    with pytest.raises(FileExistsError, match=f"this is {what}"):
+        ct.save_transcript(path, GOOD)
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []  # nothing made, not even a temporary file

@@ -320,3 +320,54 @@ def test_unknown_values_are_checked_when_built(build: Any, path: str) -> None:
     with pytest.raises(ct.WireError) as info:
         build()
     assert info.value.path == path
+
+
+def test_an_unknown_provenance_is_a_value_of_its_own() -> None:
+    # Not a disguised Provenance member, so that a match over the members
+    # cannot look exhaustive to a type checker and miss it at run time.
+    doc = b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"partner"}'
+    message = ct.decode_message(doc, lenient=True)
+    assert isinstance(message, ct.ToolResultMessage)
+    kept = message.provenance
+    assert type(kept) is ct.UnknownProvenance and not isinstance(kept, ct.Provenance)
+    assert kept == ct.UnknownProvenance(value="partner") != ct.UnknownProvenance(value="other")
+    assert hash(kept) == hash(ct.UnknownProvenance(value="partner"))
+    assert repr(kept) == "UnknownProvenance(value='partner')"
+    assert ct.encode(kept) == b'"partner"'
+    match kept:
+        case ct.Provenance.INTERNAL | ct.Provenance.EXTERNAL:
+            raise AssertionError("a member matched an unknown provenance")
+        case ct.UnknownProvenance(value=value):
+            assert value == "partner"
+    built = ct.ToolResultMessage(tool_use_id="a", content="b", provenance=kept)
+    assert built == message and ct.encode(built) == doc
+    with pytest.raises(AttributeError):
+        kept._value = "other"
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("external", "expected a provenance this version does not know, got 'external'"),
+        ("internal", "expected a provenance this version does not know, got 'internal'"),
+        (3, "expected str, got int"),
+        (
+            "partner\ud800",
+            "expected text that UTF-8 can carry, found a lone surrogate at character 7",
+        ),
+    ],
+)
+def test_an_unknown_provenance_is_checked_when_built(value: Any, reason: str) -> None:
+    with pytest.raises(ct.WireError) as info:
+        ct.UnknownProvenance(value=value)
+    assert (info.value.reason, info.value.path) == (reason, "$")
+
+
+def test_a_pickle_of_the_old_unknown_provenance_still_loads() -> None:
+    # Earlier versions pickled a provenance as a call of from_wire with its
+    # wire value: the bytes of such a pickle (protocol 0), as 0.1 wrote them.
+    import pickle
+
+    old = b"cconvtypes._provenance\nfrom_wire\np0\n(Vpartner\np1\ntp2\nRp3\n."
+    assert pickle.loads(old) == ct.UnknownProvenance(value="partner")
+    assert pickle.loads(old.replace(b"Vpartner", b"Vexternal")) is ct.Provenance.EXTERNAL

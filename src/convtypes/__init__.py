@@ -8,7 +8,6 @@ fence that shows it in a prompt; and one codec whose every failure is a
 """
 
 from ._codec import (
-    LenientContentBlock,
     LenientMessage,
     decode,
     decode_lenient_message,
@@ -31,12 +30,13 @@ from ._content import (
     VideoUrlBlock,
 )
 from ._conversation import Problem, check_conversation, positional_call_id
-from ._errors import MAX_DEPTH, WireError
+from ._errors import MAX_DEPTH, TornLineError, WireError
 from ._fence import EXTERNAL_CLOSE, EXTERNAL_OPEN, fence_external
 from ._files import append_jsonl, iter_jsonl, load_transcript, repair_jsonl, save_transcript
 from ._jsonvalue import JsonValue
 from ._messages import (
     AssistantMessage,
+    LenientContentBlock,
     Message,
     ProviderOutputItemsMessage,
     SystemMessage,
@@ -46,7 +46,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._provenance import Provenance
+from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from ._replace import replace
 from ._unknown import UnknownBlock, UnknownMessage
 
@@ -66,6 +66,7 @@ __all__ = [
     "JsonValue",
     "LenientContentBlock",
     "LenientMessage",
+    "LenientProvenance",
     "Message",
     "Problem",
     "Provenance",
@@ -75,8 +76,10 @@ __all__ = [
     "ThinkingBlock",
     "ToolCall",
     "ToolResultMessage",
+    "TornLineError",
     "UnknownBlock",
     "UnknownMessage",
+    "UnknownProvenance",
     "UserMessage",
     "UserMultimodalMessage",
     "VideoBase64Block",

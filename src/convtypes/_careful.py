@@ -23,7 +23,8 @@ values built in Python:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from types import UnionType
+from typing import Any, Final, Union, get_args, get_origin
 
 import msgspec
 
@@ -45,7 +46,7 @@ from ._provenance import WIRE_VALUES, from_wire
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import known_tags, rebuild
 
-__all__ = ["TAGS", "check_nesting", "decode_carefully", "depth_limit"]
+__all__ = ["TAGS", "check_nesting", "decode_carefully", "depth_limit", "tags_of", "value_classes"]
 
 TAGS: Final[Tags] = {"role": known_tags("role"), "type": known_tags("type")}
 """Every role and block type this version knows, for error messages."""
@@ -70,11 +71,29 @@ _FREE_FORM: Final[dict[type[Any], tuple[str, Any]]] = {
 }
 
 
+def value_classes(target: Any) -> tuple[type[Any], ...] | None:
+    """The classes a decode target names: one value class, or a union of them.
+
+    A union must hold message classes only or block classes only, since the
+    two are tagged on different fields. ``None`` for anything else.
+    """
+    if isinstance(target, type):
+        return (target,) if target in MESSAGE_TYPES or target in CONTENT_BLOCK_TYPES else None
+    if get_origin(target) not in (Union, UnionType):
+        return None
+    members = get_args(target)
+    for family in (MESSAGE_TYPES, CONTENT_BLOCK_TYPES):
+        if all(member in family for member in members):
+            return members
+    return None
+
+
 def decode_carefully(data: Any, target: Any, lenient: bool) -> Any:
     """Decode ``data`` as ``target`` one object at a time (see the module doc).
 
-    ``target`` is ``"messages"``, ``"message"``, ``ContentBlock`` or one of
-    the value classes.
+    ``target`` is ``"messages"``, ``"message"``, ``ContentBlock``, one of
+    the value classes, or a union of message or block classes (see
+    :func:`value_classes`).
     """
     check_nesting(data, depth_limit(target))
     try:
@@ -87,14 +106,15 @@ def decode_carefully(data: Any, target: Any, lenient: bool) -> Any:
         return _message(raw, lenient, [])
     if target is ContentBlock:
         return _block(raw, lenient, [])
-    if target in MESSAGE_TYPES or target in CONTENT_BLOCK_TYPES:
-        value = _message(raw, lenient, []) if target in MESSAGE_TYPES else _block(raw, lenient, [])
-        if not isinstance(value, target):
+    classes = value_classes(target)
+    if classes is not None:
+        messages = classes[0] in MESSAGE_TYPES
+        value = _message(raw, lenient, []) if messages else _block(raw, lenient, [])
+        if not isinstance(value, classes):
             try:
                 msgspec.convert(raw, target)  # raises the tag error
             except msgspec.ValidationError as exc:
-                config = target.__struct_config__
-                raise _fail(exc, [], {config.tag_field: (config.tag,)}) from None
+                raise _fail(exc, [], tags_of(classes)) from None
         return value
     return _build(target, _expect_object(raw, []), {}, lenient, [])
 
@@ -110,9 +130,16 @@ def depth_limit(target: Any) -> int:
     """
     if target == "messages":
         return MAX_DEPTH
-    if target == "message" or target in MESSAGE_TYPES:
+    classes = value_classes(target)
+    if target == "message" or (classes is not None and classes[0] in MESSAGE_TYPES):
         return MAX_DEPTH - 1
     return MAX_DEPTH - 3
+
+
+def tags_of(classes: tuple[type[Any], ...]) -> Tags:
+    """The tag values of ``classes`` (all tagged on one field), for an error message."""
+    config = classes[0].__struct_config__
+    return {config.tag_field: tuple(cls.__struct_config__.tag for cls in classes)}
 
 
 def check_nesting(data: Any, limit: int) -> None:

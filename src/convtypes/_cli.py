@@ -14,10 +14,11 @@ import json
 import os
 import sys
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import msgspec
 
@@ -32,7 +33,12 @@ from ._unknown import UnknownBlock, UnknownMessage
 
 __all__ = ["main"]
 
-_SUFFIXES = (".json", ".jsonl")
+# What a directory walk picks up, in lower case. A JSONL oplog goes by
+# either name; each may be gzipped (read with the standard library).
+_JSONL = (".jsonl", ".ndjson")
+_PLAIN = (".json", *_JSONL)
+_SUFFIXES = (*_PLAIN, *(suffix + ".gz" for suffix in _PLAIN))
+_LOOKED_FOR = ".json, .jsonl or .ndjson file, gzipped (.gz) or not"
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,21 @@ class Totals:
     strict: int = 0
 
     def line(self) -> str:
-        return (
-            f"{self.files} files, {self.documents} documents, {self.messages} messages, "
-            f"{self.errors} errors, {self.changes} would change on re-save, "
-            f"{self.strict} strict findings"
+        return ", ".join(
+            [
+                _count(self.files, "file"),
+                _count(self.documents, "document"),
+                _count(self.messages, "message"),
+                _count(self.errors, "error"),
+                f"{self.changes} would change on re-save",
+                _count(self.strict, "strict finding"),
+            ]
         )
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 file``, ``2 files``, ``0 files``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 @dataclass(frozen=True)
@@ -101,18 +117,27 @@ class Document:
 # ------------------------------------------------------------------ reading
 
 
-def _files(paths: list[str]) -> Iterator[str]:
-    for name in paths:
-        if name == "-":
-            yield name
-        elif os.path.isdir(name):
-            for root, dirs, files in os.walk(name):
-                dirs.sort()
-                for file in sorted(files):
-                    if file.lower().endswith(_SUFFIXES):
-                        yield os.path.join(root, file)
-        else:
-            yield name
+def _files(name: str) -> list[str]:
+    """The files to check for one command-line path: a directory's transcripts, or itself."""
+    if name == "-" or not os.path.isdir(name):
+        return [name]
+    found = []
+    for root, dirs, files in os.walk(name):
+        dirs.sort()
+        for file in sorted(files):
+            if file.lower().endswith(_SUFFIXES):
+                found.append(os.path.join(root, file))
+    return found
+
+
+def _is_gzip(name: str) -> bool:
+    return name != "-" and name.lower().endswith(".gz")
+
+
+def _is_jsonl(name: str) -> bool:
+    """Whether a file is read as JSONL (by its name, ``.gz`` aside) rather than as one document."""
+    lower = name.lower()
+    return lower.removesuffix(".gz").endswith(_JSONL)
 
 
 def _lines(stream: IO[bytes], skipped: list[bytes] | None = None) -> Iterator[Document]:
@@ -145,7 +170,7 @@ def _documents(name: str, stream: IO[bytes]) -> Iterator[Document]:
             yield from _lines(stream, read)
             return
         data = b"".join(read) + stream.read()
-    elif name.lower().endswith(".jsonl"):
+    elif _is_jsonl(name):
         yield from _lines(stream)
         return
     else:
@@ -302,7 +327,11 @@ def _check_document(
 
 
 class _Progress:
-    """Bytes done of total on stderr, only when stderr is a terminal."""
+    """Bytes read of the total on stderr, only when stderr is a terminal.
+
+    Counted in the files' own bytes, so a gzipped file advances by what was
+    read of it on disk, not by what it holds.
+    """
 
     def __init__(self, total: int) -> None:
         self.total = total
@@ -310,10 +339,10 @@ class _Progress:
         self.enabled = sys.stderr.isatty() and total > 0
         self.last = time.monotonic()
 
-    def advance(self, size: int) -> None:
-        self.done += size
+    def show(self, done: int) -> None:
+        self.done = done
         now = time.monotonic()
-        if self.enabled and now - self.last > 0.5:
+        if now - self.last > 0.5:
             self.last = now
             percent = 100 * self.done / self.total
             sys.stderr.write(f"\r{self.done:,} of {self.total:,} bytes ({percent:.0f}%)")
@@ -327,31 +356,78 @@ class _Progress:
 
 def _check(args: argparse.Namespace) -> int:
     totals = Totals()
-    files = list(_files(args.paths))
+    files: list[str] = []
+    for path in args.paths:
+        found = _files(path)
+        if not found:
+            # A gate that checked nothing must not pass.
+            print(f"convtypes: {path} holds no {_LOOKED_FOR}", file=sys.stderr)
+            return 2
+        files += found
     sizes = {f: os.path.getsize(f) for f in files if f != "-" and os.path.isfile(f)}
     progress = _Progress(sum(sizes.values()))
+    before = 0  # bytes of the files already checked, for progress
     out = sys.stdout
     found_any = False
     for name in files:
-        try:
-            stream: IO[bytes] = sys.stdin.buffer if name == "-" else open(name, "rb")
-        except OSError as err:
-            print(f"convtypes: cannot read {name}: {err.strerror}", file=sys.stderr)
-            return 2
-        totals.files += 1
-        with stream if name != "-" else contextlib.nullcontext(stream):
-            for doc in _documents(name, stream):
-                found = _check_document(
-                    name, doc, args.canonical, args.strict, args.lenient, totals
-                )
-                for finding in found:
-                    found_any = True
-                    out.write((finding.json() if args.format == "json" else finding.text()) + "\n")
-                progress.advance(len(doc.data) + 1)
+        with contextlib.ExitStack() as closing:
+            try:
+                raw, stream = _open(name, closing)
+            except OSError as err:
+                print(f"convtypes: cannot read {name}: {err.strerror or err}", file=sys.stderr)
+                return 2
+            totals.files += 1
+            last_line = 0
+            try:
+                for doc in _documents(name, stream):
+                    last_line = doc.line
+                    findings = _check_document(
+                        name, doc, args.canonical, args.strict, args.lenient, totals
+                    )
+                    for finding in findings:
+                        found_any = True
+                        out.write(_shown(finding, args.format))
+                    if progress.enabled and name != "-":  # a pipe cannot tell
+                        progress.show(before + raw.tell())
+            except (OSError, EOFError, zlib.error) as err:
+                # A gzip stream that is corrupt or cut short (or a failing
+                # disk): what was read has been checked; the rest cannot be.
+                totals.errors += 1
+                found_any = True
+                reason = f"cannot read the file past its last whole document: {_why(err)}"
+                unread = Finding(name, last_line + 1, 1, "$", "error", reason)
+                out.write(_shown(unread, args.format))
+        before += sizes.get(name, 0)
     progress.finish()
     summary = sys.stderr if args.format == "json" else out
     print(totals.line(), file=summary)
     return 1 if found_any else 0
+
+
+def _open(name: str, closing: contextlib.ExitStack) -> tuple[IO[bytes], IO[bytes]]:
+    """The file as stored, and the bytes to check (decompressed when it ends in ``.gz``).
+
+    What is opened here is closed when ``closing`` is; standard input is left open.
+    """
+    if name == "-":
+        return sys.stdin.buffer, sys.stdin.buffer
+    raw = closing.enter_context(open(name, "rb"))
+    if not _is_gzip(name):
+        return raw, raw
+    import gzip  # only for gzipped files: no need to import it otherwise
+
+    unpacked = closing.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
+    return raw, cast("IO[bytes]", unpacked)
+
+
+def _why(err: BaseException) -> str:
+    if isinstance(err, EOFError):
+        return "the compressed stream ends early"
+    return str(err) or type(err).__name__
+
+
+def _shown(finding: Finding, form: str) -> str:
+    return (finding.json() if form == "json" else finding.text()) + "\n"
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -415,15 +491,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="convtypes", description="Check, describe and fence convtypes transcripts."
     )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"convtypes {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = commands.add_parser(
         "check",
         help="report documents that do not load (or would change on re-save)",
         description=(
-            "Read .json files (one message or a JSON array of messages) and .jsonl files "
-            "(one message per line); walk directories; '-' is standard input. "
-            "Exit 0 when clean, 1 when anything was reported, 2 on a usage error."
+            "Read .json files (one message or a JSON array of messages) and .jsonl or "
+            ".ndjson files (one message per line), each of them gzipped (.gz) or not; "
+            "walk directories; '-' is standard input. Exit 0 when clean, 1 when anything "
+            "was reported, 2 on a usage error, an unreadable path, or a directory that "
+            "holds no such file."
         ),
     )
     check.add_argument("paths", nargs="+", metavar="PATH")

@@ -16,18 +16,43 @@ the nesting on the bytes before anything recurses.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Literal, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, Union, overload
 
 import msgspec
 
 from ._bigstack import NoBigStack, call_on_big_stack
-from ._careful import TAGS, check_nesting, decode_carefully, depth_limit
-from ._content import CONTENT_BLOCK_TYPES, ContentBlock
+from ._careful import TAGS, check_nesting, decode_carefully, depth_limit, tags_of, value_classes
+from ._content import (
+    CONTENT_BLOCK_TYPES,
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ContentBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+    VideoBase64Block,
+    VideoPathBlock,
+    VideoUrlBlock,
+)
 from ._errors import Tags, WireError, from_msgspec
 from ._locate import find_repeated_key, format_path
-from ._messages import MESSAGE_TYPES, Message, ThinkingBlock, ToolCall
+from ._messages import (
+    MESSAGE_TYPES,
+    AssistantMessage,
+    LenientContentBlock,
+    LenientMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    SystemMessage,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    UserMultimodalMessage,
+)
 from ._nesting import GUARD_BYTES, as_bytes, skip_is_bounded, skips_may_overflow
-from ._provenance import Provenance
+from ._provenance import Provenance, UnknownProvenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import is_carrier
 from ._value import unknown_fields as _kept_fields
@@ -44,13 +69,38 @@ __all__ = [
     "unknown_fields",
 ]
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
+
 T = TypeVar("T")
 
-LenientMessage = Union[Message, UnknownMessage]
-"""A message as lenient decoding returns it: a known one or an unknown one."""
-
-LenientContentBlock = Union[ContentBlock, UnknownBlock]
-"""A content block as lenient decoding can leave it inside a message."""
+# What decode can return, as type variables bound to it: one value class
+# (Provenance included), a union of message classes, or of block classes.
+_Value = TypeVar(
+    "_Value",
+    bound=Union[
+        SystemMessage,
+        UserMessage,
+        UserMultimodalMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        ProviderOutputItemsMessage,
+        TextBlock,
+        ImageBase64Block,
+        ImageUrlBlock,
+        VideoPathBlock,
+        VideoUrlBlock,
+        VideoBase64Block,
+        AudioPathBlock,
+        AudioUrlBlock,
+        AudioBase64Block,
+        ToolCall,
+        ThinkingBlock,
+        Provenance,
+    ],
+)
+_SomeMessage = TypeVar("_SomeMessage", bound=Message)
+_SomeBlock = TypeVar("_SomeBlock", bound=ContentBlock)
 
 Encodable = Union[
     LenientMessage,
@@ -58,6 +108,7 @@ Encodable = Union[
     ToolCall,
     ThinkingBlock,
     Provenance,
+    UnknownProvenance,
     Sequence[LenientMessage],
 ]
 
@@ -161,22 +212,52 @@ def decode_lenient_message(data: Data) -> LenientMessage:
     return result
 
 
+# The first overload types the value classes for every checker; the others
+# need TypeForm. A class matches the first and one of the last two alike,
+# with the same result, which mypy cannot see.
 @overload
-def decode(data: Data, type: type[T], *, reject_repeated_keys: bool = False) -> T: ...
+def decode(  # type: ignore[overload-overlap]
+    data: Data, type: type[_Value], *, reject_repeated_keys: bool = False
+) -> _Value: ...
 @overload
-def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any: ...
+def decode(
+    data: Data, type: TypeForm[list[Message]], *, reject_repeated_keys: bool = False
+) -> list[Message]: ...
+@overload
+def decode(
+    data: Data, type: TypeForm[_SomeMessage], *, reject_repeated_keys: bool = False
+) -> _SomeMessage: ...
+@overload
+def decode(
+    data: Data, type: TypeForm[_SomeBlock], *, reject_repeated_keys: bool = False
+) -> _SomeBlock: ...
+@overload
+def decode(data: Data, type: object, *, reject_repeated_keys: bool = False) -> object: ...
 def decode(data: Data, type: Any, *, reject_repeated_keys: bool = False) -> Any:
     """Decode ``data`` as ``type``, strictly.
 
-    ``type`` is one of the value types, a union alias such as
-    ``ContentBlock`` or ``Message``, or ``list[Message]``. Decoders for
+    ``type`` is one of the value classes or ``Provenance``; ``Message``,
+    ``ContentBlock``, or any other union of message classes or of block
+    classes (``SystemMessage | UserMessage``); or ``list[Message]``.
+    Anything else raises ``TypeError``. The result is typed as what it is
+    (``decode(data, ContentBlock)`` as a ``ContentBlock``), by a checker
+    that reads ``TypeForm`` (PEP 747); one that does not still types the
+    value classes. Any other ``type`` (``int``, or a variable typed
+    ``object``) gives a result typed ``object``, never the type asked for:
+    the call raises ``TypeError`` for a type it cannot decode. Decoders for
     types not built at import are built on first use and kept.
     ``reject_repeated_keys`` as for :func:`decode_messages`.
     """
-    decoder = _DECODERS.get(type)
+    try:
+        decoder = _DECODERS.get(type)
+    except TypeError:  # unhashable, so no type this can decode
+        decoder = None
     if decoder is None:
-        if type not in CONTENT_BLOCK_TYPES and type not in MESSAGE_TYPES:
-            raise TypeError(f"convtypes cannot decode {type!r}")
+        if value_classes(type) is None:
+            raise TypeError(
+                "decode reads a value class, Message, ContentBlock, a union of message "
+                f"or block classes, or list[Message]; not {type!r}"
+            )
         decoder = _DECODERS.setdefault(type, msgspec.json.Decoder(type))
     return _decode(decoder, data, _TARGETS.get(type, type), False, reject_repeated_keys)
 
@@ -236,10 +317,10 @@ _NOT_DATA: Final = "convtypes decodes bytes, bytearray, memoryview or str, not {
 
 def _tags(target: Any) -> Tags:
     """The tag values to name in an error when reading ``target``."""
-    if target in MESSAGE_TYPES or target in CONTENT_BLOCK_TYPES:
-        config = target.__struct_config__
-        return {config.tag_field: (config.tag,)}
-    return TAGS
+    if target is ContentBlock or target is Message:
+        return TAGS
+    classes = value_classes(target)
+    return TAGS if classes is None else tags_of(classes)
 
 
 def _recover(exc: Exception, data: Data, target: Any, lenient: bool) -> Any:
@@ -272,11 +353,13 @@ def _refuse_repeated_keys(data: Data) -> None:
 # ---------------------------------------------------------------- encoding
 
 
-def _write_unknown(value: object) -> msgspec.Raw:
-    # UnknownMessage and UnknownBlock are not Structs: msgspec asks here, and
-    # gets their JSON back verbatim.
+def _write_unknown(value: object) -> msgspec.Raw | str:
+    # UnknownMessage, UnknownBlock and UnknownProvenance are not Structs or
+    # enums: msgspec asks here, and gets their JSON back verbatim.
     if isinstance(value, (UnknownMessage, UnknownBlock)):
         return msgspec.Raw(value.raw)
+    if type(value) is UnknownProvenance:
+        return value.value
     raise TypeError(f"cannot encode a {type(value).__name__}")
 
 
@@ -290,6 +373,7 @@ _VALUES: Final = (
     UnknownMessage,
     UnknownBlock,
     Provenance,
+    UnknownProvenance,
 )
 _PLAIN_VALUES: Final = frozenset(_VALUES)
 _MESSAGES: Final = (*MESSAGE_TYPES, UnknownMessage)
@@ -305,8 +389,9 @@ def encode(value: Encodable) -> bytes:
 
     Anything else raises ``TypeError``. Encoding adds no walk of its own:
     every field was checked when the value was built or decoded. What is
-    left to fail here is text that UTF-8 cannot carry (a lone surrogate),
-    which raises :class:`WireError` naming its path.
+    left to fail here is what got in by changing a value's JSON in place
+    after it was built: text that UTF-8 cannot carry (a lone surrogate)
+    raises :class:`WireError` naming its path.
     """
     if type(value) in _PLAIN_VALUES:
         try:
@@ -320,10 +405,20 @@ def _encode_other(value: Any) -> bytes:
     """:func:`encode` for a sequence of messages, a carrier, or anything refused."""
     kind = type(value)
     if kind is list or kind is tuple:
-        kinds = set(map(type, value))
-        if not kinds <= _PLAIN_MESSAGES and not all(issubclass(k, _MESSAGES) for k in kinds):
-            raise TypeError(f"encode takes {_ACCEPTS}; got a {kind.__name__} holding other values")
-        careful = any(is_carrier(k) for k in kinds)
+        # A transcript of plain messages, the common case, passes a check that
+        # builds nothing: issuperset walks the types in C and stops at the
+        # first that is not a plain message. Only then are the kinds
+        # collected, to tell a carrier (a message with unknown fields) from
+        # a foreign value.
+        if _PLAIN_MESSAGES.issuperset(map(type, value)):
+            careful = False
+        else:
+            kinds = set(map(type, value))
+            if not all(issubclass(k, _MESSAGES) for k in kinds):
+                raise TypeError(
+                    f"encode takes {_ACCEPTS}; got a {kind.__name__} holding other values"
+                )
+            careful = any(is_carrier(k) for k in kinds)
     elif isinstance(value, _VALUES):
         careful = is_carrier(kind)
     else:

@@ -3,22 +3,33 @@
 The codec checks one document's shape; these rules span messages. They find
 what a fold of sync operations can get wrong and what a provider rejects when
 a transcript is replayed: results that answer nothing, calls never answered,
-ids used twice, a misplaced system prompt, unsigned thinking next to signed.
+ids used twice, provider items sent twice, a misplaced system prompt, a turn
+whose thinking is signed only in part.
+
+Each rule says what a replay through convtypes' own dialects would really
+have refused, and nothing more: a dialect that drops what it cannot replay
+(unsigned thinking, another provider's items) raises no alarm for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 from msgspec import Struct
 
 from ._messages import (
+    MESSAGE_TYPES,
     AssistantMessage,
+    LenientMessage,
+    ProviderOutputItemsMessage,
     SystemMessage,
+    ThinkingBlock,
     ToolResultMessage,
     UserMessage,
     UserMultimodalMessage,
 )
+from ._unknown import UnknownMessage
 
 __all__ = ["Problem", "check_conversation", "positional_call_id"]
 
@@ -43,11 +54,34 @@ def positional_call_id(position: int) -> str:
     ``call_1``...); a tool result answers such a call with that id. The
     numbering restarts on every assistant turn, so these ids may repeat
     across turns without being duplicates.
+
+    ``position`` is an ``int`` from 0 (``TypeError`` for anything else,
+    ``bool`` included; ``ValueError`` for a negative one).
     """
+    if type(position) is not int:
+        if not isinstance(position, int) or isinstance(position, bool):
+            raise TypeError(f"positional_call_id takes an int, got {type(position).__name__}")
+        position = int(position)
+    if position < 0:
+        raise ValueError(f"positional_call_id takes a position from 0, got {position}")
     return f"call_{position}"
 
 
-def check_conversation(messages: Iterable[object]) -> list[Problem]:
+# The protocol whose items carry ids that its API refuses to see twice.
+_RESPONSES: Final = "openai-responses"
+_MESSAGE_KINDS: Final = (*MESSAGE_TYPES, UnknownMessage)
+
+
+def _is_signed(block: ThinkingBlock) -> bool:
+    """Whether a thinking block can be replayed to the provider that made it.
+
+    As the Anthropic dialect sends them: redacted data, or a signature that
+    is not empty. An empty signature (``""``) signs nothing.
+    """
+    return block.redacted_data is not None or bool(block.signature)
+
+
+def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
     """Find what a provider would refuse in a replay of ``messages``.
 
     One pass, no side effects; problems come back in message order. Codes:
@@ -61,25 +95,47 @@ def check_conversation(messages: Iterable[object]) -> list[Problem]:
       about to run them);
     - ``unknown-call``: a tool result answers no earlier tool call;
     - ``repeated-result``: a second result for a call already answered;
-    - ``unsigned-thinking``: a thinking block with neither ``signature`` nor
-      ``redacted_data`` in a conversation that has signed ones, which a
-      provider refuses to take back.
+    - ``duplicate-item-id``: an ``openai-responses`` provider item whose
+      ``id`` an earlier item already had (the same items stored twice, as a
+      sync merge can leave them); the Responses dialect sends items
+      verbatim, and the API refuses an id it has seen in the request;
+    - ``unsigned-thinking``: an assistant message whose thinking is signed
+      in part: beside a block with a signature (or redacted data), one with
+      neither, or with an empty signature. One reply's thinking is signed
+      whole or not at all, so this one was altered; the Anthropic dialect
+      would send the signed blocks without the others, and the API refuses
+      a turn whose thinking has been cut. A message whose thinking is all
+      unsigned (an OpenAI or Gemini summary) is no problem: no dialect
+      replays it.
 
     A call without an id is answered by :func:`positional_call_id` of its
-    place in its turn. Messages of unknown or provider-specific kinds are
-    passed over.
+    place in its turn. An :class:`UnknownMessage` is passed over. Anything
+    that is not a message (a ``dict`` from ``json.loads``, a string) raises
+    ``TypeError``, as does a ``messages`` that is a string or a single
+    message rather than an iterable of them: a check that looked at nothing
+    must not come back clean.
     """
+    if isinstance(messages, (str, bytes, bytearray, memoryview, dict, Struct)) or not isinstance(
+        messages, Iterable
+    ):
+        raise TypeError(
+            "check_conversation takes an iterable of messages (a list, say), "
+            f"got {type(messages).__name__}"
+        )
     problems: list[Problem] = []
     open_calls: dict[str, tuple[int, str]] = {}  # id -> (message index, tool name)
     issued: set[str] = set()
     explicit_ids: set[str] = set()
     answered: set[str] = set()
-    unsigned: list[int] = []
-    signed = False
+    item_ids: set[str] = set()
     seen_system = False
     count = 0
     for index, message in enumerate(messages):
         count += 1
+        if not isinstance(message, _MESSAGE_KINDS):
+            raise TypeError(
+                f"check_conversation checks messages; item {index} is a {type(message).__name__}"
+            )
         if isinstance(message, SystemMessage):
             if seen_system:
                 problems.append(Problem(index, "system-repeated", "a second system message"))
@@ -112,11 +168,31 @@ def check_conversation(messages: Iterable[object]) -> list[Problem]:
                 open_calls[call_id] = (index, call.name)
                 issued.add(call_id)
                 answered.discard(call_id)
-            for block in message.thinking:
-                if block.signature is not None or block.redacted_data is not None:
-                    signed = True
-                else:
-                    unsigned.append(index)
+            signed = [_is_signed(block) for block in message.thinking]
+            if any(signed) and not all(signed):
+                problems.append(
+                    Problem(
+                        index,
+                        "unsigned-thinking",
+                        f"{signed.count(False)} of the message's {len(signed)} thinking blocks "
+                        "have no signature or redacted data, beside signed ones",
+                    )
+                )
+        elif isinstance(message, ProviderOutputItemsMessage):
+            if message.protocol == _RESPONSES:
+                for item in message.items:
+                    item_id = item.get("id") if isinstance(item, dict) else None
+                    if type(item_id) is not str:
+                        continue
+                    if item_id in item_ids:
+                        problems.append(
+                            Problem(
+                                index,
+                                "duplicate-item-id",
+                                f"provider item id {item_id!r} is sent again",
+                            )
+                        )
+                    item_ids.add(item_id)
         elif isinstance(message, ToolResultMessage):
             call_id = message.tool_use_id
             if call_id in open_calls:
@@ -133,14 +209,5 @@ def check_conversation(messages: Iterable[object]) -> list[Problem]:
                 )
     if count == 0:
         problems.append(Problem(-1, "empty", "the conversation has no messages"))
-    if signed:
-        problems.extend(
-            Problem(
-                index,
-                "unsigned-thinking",
-                "a thinking block without a signature or redacted data, beside signed ones",
-            )
-            for index in unsigned
-        )
     problems.sort(key=lambda problem: problem.index)  # stable: same index keeps its order
     return problems

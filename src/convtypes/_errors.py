@@ -16,7 +16,14 @@ import msgspec
 
 from ._locate import find_bad_number, find_excess_depth, path_at
 
-__all__ = ["MAX_DEPTH", "WireError", "explain_validation", "from_msgspec", "too_deep"]
+__all__ = [
+    "MAX_DEPTH",
+    "TornLineError",
+    "WireError",
+    "explain_validation",
+    "from_msgspec",
+    "too_deep",
+]
 
 MAX_DEPTH: Final = 127
 """The deepest nesting of arrays and objects a document may have.
@@ -73,6 +80,21 @@ class WireError(ValueError):
     ) -> tuple[type[WireError], tuple[str, str, int | None, int | None, int | None]]:
         # Keep every attribute when the error crosses a process boundary.
         return (type(self), (self.reason, self.path, self.offset, self.line, self.column))
+
+
+class TornLineError(WireError):
+    """A JSONL file's last line has no newline: a crash cut an append short.
+
+    A reader that runs while an append is being written meets the same.
+    ``append_jsonl`` raises it for any file that does not end with a
+    newline, rather than glue a line onto the tail; ``iter_jsonl`` raises
+    it for a last line without a newline that is not whole JSON.
+    ``repair_jsonl`` cuts such a line (or gives a whole message its
+    newline), and a reader may also try again later. It is a
+    :class:`WireError`, so ``except WireError`` still catches it: catch it
+    first to tell it from a bad line. ``line``, ``column`` and ``offset``
+    place the end of the file.
+    """
 
 
 def too_deep(path: str = "$", offset: int | None = None) -> WireError:

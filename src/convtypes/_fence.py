@@ -877,6 +877,12 @@ def fence_external(content: str) -> str:
     guarantee: a persuasive payload can still argue its way across it, and a
     reader more lenient than the one above (one that decodes base64, or
     reads a tag described in words) is not covered. See SECURITY.md.
+
+    ``content`` must be a ``str`` (a subclass will do); anything else, bytes
+    included, raises ``TypeError``: decode bytes first, knowing their
+    encoding.
     """
+    if type(content) is not str and not isinstance(content, str):
+        raise TypeError(f"fence_external takes a str, got {type(content).__name__}")
     pieces = _neutralised(content)
     return "".join([_LABEL, "\n", EXTERNAL_OPEN, "\n", *pieces, "\n", EXTERNAL_CLOSE])

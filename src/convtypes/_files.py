@@ -26,13 +26,14 @@ import errno
 import io
 import operator
 import os
-from collections.abc import Generator, Iterable, Iterator
+import stat
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import IO, Any, Literal, Union, overload
 
 import msgspec
 
 from ._codec import LenientMessage, decode_message, decode_messages, encode
-from ._errors import MAX_DEPTH, WireError
+from ._errors import MAX_DEPTH, TornLineError, WireError
 from ._locate import offset_of
 from ._messages import MESSAGE_TYPES, Message
 from ._nesting import excess_depth
@@ -51,6 +52,9 @@ StrPath = Union[str, os.PathLike[str]]
 
 Source = Union[str, os.PathLike[str], IO[bytes]]
 """What :func:`iter_jsonl` reads: a path, or a file object open for reading bytes."""
+
+OnError = Callable[[WireError, bytes], object]
+"""What :func:`iter_jsonl` calls for a bad line: its error, and the line as read."""
 
 # Lines are read in batches of about this many bytes (plus one line): large
 # enough that the per-batch work vanishes, small enough to stay far below the
@@ -140,11 +144,15 @@ _TEXT_STREAM = (
 
 @overload
 def iter_jsonl(
-    source: Source, *, lenient: Literal[False] = False
+    source: Source, *, lenient: Literal[False] = False, on_error: OnError | None = None
 ) -> Generator[Message, None, None]: ...
 @overload
-def iter_jsonl(source: Source, *, lenient: bool) -> Generator[LenientMessage, None, None]: ...
-def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Any, None, None]:
+def iter_jsonl(
+    source: Source, *, lenient: bool, on_error: OnError | None = None
+) -> Generator[LenientMessage, None, None]: ...
+def iter_jsonl(
+    source: Source, *, lenient: bool = False, on_error: OnError | None = None
+) -> Generator[Any, None, None]:
     """Yield the messages of a JSONL oplog, one per line, as they are read.
 
     ``source`` is a path, or a file object open for reading bytes (``open(p,
@@ -164,9 +172,16 @@ def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Any, None,
     messages before it were yielded. Its ``line`` and ``column`` (1-based,
     in bytes) and ``offset`` (bytes from where reading began: the start of
     the file, for a path) say where in the file, and ``path`` where in the
-    message. A last line without a newline that does not decode, as a crash
-    in the middle of an append leaves it, is such an error too; the reason
-    then suggests :func:`repair_jsonl`, which cuts it.
+    message. A last line without a newline that is not whole JSON, as a
+    crash in the middle of an append leaves it, raises
+    :class:`TornLineError`, a ``WireError`` whose reason suggests
+    :func:`repair_jsonl`, which cuts it.
+
+    To go on past bad lines, pass ``on_error``: each bad line is then given
+    to it, as its error (placed as above) and the line's bytes as read,
+    line end included, and reading goes on with the next line. Nothing is
+    dropped without the callback hearing of it; a callback that raises ends
+    the iteration with its exception.
 
     ``lenient=True`` decodes as ``decode_message(line, lenient=True)`` does,
     so a newer writer's lines come back whole and :func:`append_jsonl`
@@ -183,10 +198,14 @@ def iter_jsonl(source: Source, *, lenient: bool = False) -> Generator[Any, None,
         raise TypeError(
             f"iter_jsonl takes a path or a binary file object, got {type(source).__name__}"
         )
-    return _messages(source, lenient)
+    if on_error is not None and not callable(on_error):
+        raise TypeError(f"on_error must be callable, got {type(on_error).__name__}")
+    return _messages(source, lenient, on_error)
 
 
-def _messages(source: Source, lenient: bool) -> Generator[LenientMessage, None, None]:
+def _messages(
+    source: Source, lenient: bool, on_error: OnError | None
+) -> Generator[LenientMessage, None, None]:
     decode = decode_message  # a local name: looked up once, not per line
     stream: IO[bytes]
     if isinstance(source, (str, os.PathLike)):
@@ -207,7 +226,10 @@ def _messages(source: Source, lenient: bool) -> Generator[LenientMessage, None, 
                     if is_blank(line):
                         continue
                     index = len(lines) - operator.length_hint(rest) - 1
-                    raise _line_error(err, lines, index, first, start, lenient) from None
+                    located = _line_error(err, lines, index, first, start, lenient)
+                    if on_error is None:
+                        raise located from None
+                    on_error(located, line)
     finally:
         if stream is not source:
             stream.close()
@@ -226,8 +248,10 @@ def _line_error(
     except WireError as bare:
         err, line = bare, body
     located = _placed(err, line, first + index, start + sum(map(len, lines[:index])))
-    if not lines[index].endswith(b"\n"):
-        located = WireError(
+    if not lines[index].endswith(b"\n") and not _is_whole_json(body):
+        # What a cut-short append leaves (and what repair_jsonl cuts). A
+        # whole document that is not a message is a bad line like any other.
+        located = TornLineError(
             located.reason + " (the last line has no newline: if a crash cut an append "
             "short, repair_jsonl cuts the torn line)",
             located.path,
@@ -392,9 +416,9 @@ def append_jsonl(path: StrPath, messages: Iterable[LenientMessage], *, fsync: bo
     The file is created if it is missing. ``messages`` is any iterable of
     messages, lenient ones (:class:`UnknownMessage`, values with unknown
     fields) too; all of them are encoded before the file is touched, so a
-    message that cannot be encoded (a lone surrogate) raises
-    :class:`WireError`, with ``path`` naming it (``$[2].content``), and
-    nothing is written.
+    message that cannot be encoded (a lone surrogate put into its arguments
+    after it was built) raises :class:`WireError`, with ``path`` naming it
+    (``$[2].tool_calls[0].arguments.q``), and nothing is written.
 
     The lines go out in a single ``write`` on a file opened with
     ``O_APPEND``, under an exclusive advisory lock (``flock``) that every
@@ -405,8 +429,13 @@ def append_jsonl(path: StrPath, messages: Iterable[LenientMessage], *, fsync: bo
 
     If the file does not end with a newline, its last line is torn (a crash
     cut an append short) or unfinished, and the next line would be glued to
-    it: the append is refused with :class:`WireError`, located at the end of
-    that line, and nothing is written. Call :func:`repair_jsonl` first.
+    it: the append is refused with :class:`TornLineError` (a
+    :class:`WireError`), located at the end of that line, and nothing is
+    written. Call :func:`repair_jsonl` first.
+
+    Besides ``WireError``, a file that cannot be opened or written raises
+    ``OSError`` (``IsADirectoryError``, ``PermissionError``, a full disk),
+    and what is not an iterable of messages raises ``TypeError``.
 
     With ``fsync=True`` the lines are on disk when the call returns (and the
     directory entry too, when this call created the file). Without it, a
@@ -423,7 +452,7 @@ def append_jsonl(path: StrPath, messages: Iterable[LenientMessage], *, fsync: bo
         size = os.fstat(fd).st_size
         if size and _read_at(fd, size - 1, 1) != b"\n":
             start = _last_line_start(fd, size)
-            raise WireError(
+            raise TornLineError(
                 "expected the file to end with a newline, but its last line is torn or "
                 "unfinished; call repair_jsonl(path) before appending",
                 "$",
@@ -541,9 +570,9 @@ def save_transcript(
 ) -> None:
     """Write a transcript file (a JSON array of messages), replacing it atomically.
 
-    The messages are encoded first; one that cannot be (a lone surrogate)
-    raises :class:`WireError` naming it (``$[2].content``) before any file
-    is touched. The bytes then go to a new temporary file in the same
+    The messages are encoded first; one that cannot be (see
+    :func:`append_jsonl`) raises :class:`WireError` naming it before any
+    file is touched. The bytes then go to a new temporary file in the same
     directory (named ``.NAME.RANDOM.tmp``), which is renamed over ``path``
     with ``os.replace``. A reader, or a crash, sees the old file or the new
     one, never part of one. A save that fails removes its temporary file and
@@ -557,21 +586,31 @@ def save_transcript(
     machine the file may be the old one, or, on some file systems, empty.
 
     The new file keeps the permission bits of the one it replaces (a new
-    one gets the usual ``0o666`` less the umask). A symbolic link at
-    ``path`` is replaced by the file, not followed.
+    one gets the usual ``0o666`` less the umask).
+
+    Only a regular file is ever replaced. When something else is at
+    ``path``, the call raises before writing anything: ``IsADirectoryError``
+    for a directory, and ``FileExistsError`` for a symbolic link, a FIFO, a
+    device (``/dev/null``) or a socket. A symbolic link is refused rather
+    than followed or replaced: following it lets whoever can write the
+    directory aim the save at any file, and replacing it would cut the link
+    from the file it names, leaving that file stale without a word. To save
+    through a link on purpose, pass ``os.path.realpath(path)``. (The check
+    comes before the rename, so a file made at ``path`` in between by
+    another program is replaced like any other.)
+
+    Any other ``OSError`` comes from the file system as it is: a missing
+    directory, no permission, a full disk. What is not an iterable of
+    messages raises ``TypeError``.
     """
     data = encode(_check_messages(messages, "save_transcript"))
     name = os.fsdecode(path)
+    mode = _replaceable_mode(name)
     directory, base = os.path.split(name)
     fd, temporary = _create_temporary(directory, base)
     try:
-        try:
-            mode = os.stat(name).st_mode & 0o7777
-        except FileNotFoundError:
-            pass
-        else:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
         _write_all(fd, data)
         if fsync:
             os.fsync(fd)
@@ -588,6 +627,38 @@ def save_transcript(
         raise
     if fsync:
         _fsync_directory(name)
+
+
+# What save_transcript says it found at a path it will not replace.
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _replaceable_mode(name: str) -> int | None:
+    """The permission bits of the regular file at ``name``; ``None`` when there is none.
+
+    Raises ``OSError`` when something else is there (see :func:`save_transcript`).
+    """
+    try:
+        found = os.lstat(name)
+    except FileNotFoundError:
+        return None
+    kind = found.st_mode
+    if stat.S_ISREG(kind):
+        return stat.S_IMODE(kind)
+    if stat.S_ISDIR(kind):
+        raise IsADirectoryError(
+            errno.EISDIR, "save_transcript replaces a file, and this is a directory", name
+        )
+    what = next((said for test, said in _KINDS if test(kind)), "not a regular file")
+    raise FileExistsError(
+        errno.EEXIST, f"save_transcript replaces only a regular file, and this is {what}", name
+    )
 
 
 def _create_temporary(directory: str, base: str) -> tuple[int, str]:

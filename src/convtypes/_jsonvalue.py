@@ -11,8 +11,8 @@ or hold a value Python can build but JSON cannot carry.
   bytes. So msgspec never recurses more than a few levels on the fast path,
   whatever the input.
 - A value built in Python is walked once, when it is built
-  (:func:`check_json`): JSON types only, finite floats, string keys, and
-  nesting within the budget of the deepest place it can stand in a
+  (:func:`check_json`): JSON types only, finite floats, string keys, text
+  without lone surrogates, and nesting within the budget of the deepest place it can stand in a
   transcript, so that any value convtypes holds can be written into any
   document and encoding needs no walk of its own.
 """
@@ -20,11 +20,12 @@ or hold a value Python can build but JSON cannot carry.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NewType, Union
 
 from ._errors import MAX_DEPTH, WireError
 from ._locate import format_path
+from ._value import refuse_lone_surrogate
 
 __all__ = [
     "ARGUMENTS_DEPTH",
@@ -82,8 +83,8 @@ ITEMS_DEPTH: Final = MAX_DEPTH - 3
 """Levels of nesting allowed inside one message's items array."""
 
 _JSON_TYPES: Final = frozenset({str, int, float, bool, type(None), dict, list})
-FLAT_TYPES: Final = frozenset({str, bool, type(None)})
-"""Scalar types that are always valid JSON (numbers need a look at their value)."""
+FLAT_TYPES: Final = frozenset({bool, type(None)})
+"""Scalar types that are always valid JSON (numbers and text need a look at their value)."""
 
 _SMALL_INT_MIN: Final = -(2**63)
 _SMALL_INT_MAX: Final = 2**64
@@ -109,6 +110,15 @@ def _writable_int(value: int) -> bool:
 _isfinite: Final = math.isfinite
 
 
+def _carries(text: str) -> bool:
+    """Whether UTF-8 can carry ``text``: it holds no lone surrogate."""
+    try:
+        refuse_lone_surrogate(text, "$")
+    except WireError:
+        return False
+    return True
+
+
 def _fits(value: Any, room: int) -> bool:
     """Whether the container ``value`` is JSON nesting at most ``room`` levels."""
     if room <= 0:
@@ -116,13 +126,17 @@ def _fits(value: Any, room: int) -> bool:
     room -= 1
     if type(value) is dict:
         for key in value:
-            if type(key) is not str:
+            if type(key) is not str or not (key.isascii() or _carries(key)):
                 return False
         children: Any = value.values()
     else:
         children = value
     for child in children:
         kind = type(child)
+        if kind is str:
+            if child.isascii() or _carries(child):
+                continue
+            return False
         if kind in FLAT_TYPES:
             continue
         if kind is int:
@@ -159,14 +173,27 @@ def explain_values(root: Any, room: int, where: list[str | int]) -> WireError | 
     for key, child in children:
         if kind is dict and type(key) is not str:
             return WireError(f"expected a string key, got {key!r}", format_path(where))
+        if kind is dict and not _carries(key):
+            in_key = _lone_surrogate(key, where)
+            return WireError(in_key.reason.replace("text", "a key", 1), in_key.path)
         found = _explain(child, room, [*where, key])
         if found is not None:
             return found
     return None
 
 
+def _lone_surrogate(text: str, where: list[str | int]) -> WireError:
+    try:
+        refuse_lone_surrogate(text, format_path(where))
+    except WireError as err:
+        return err
+    raise AssertionError("the text carries")  # pragma: no cover - called on a failed look
+
+
 def _explain(value: Any, room: int, where: list[str | int]) -> WireError | None:
     kind = type(value)
+    if kind is str and not _carries(value):
+        return _lone_surrogate(value, where)
     if kind is float and not math.isfinite(value):
         return WireError(f"expected a finite number, got {value!r}", format_path(where))
     if kind is int and not _writable_int(value):
@@ -186,11 +213,13 @@ def _explain(value: Any, room: int, where: list[str | int]) -> WireError | None:
 
 
 def as_json_object(room: int) -> Callable[[Any, str], dict[str, Any]]:
-    """A field check for a JSON object with ``room`` levels inside it."""
+    """A field check for a JSON object with ``room`` levels inside it; any mapping is taken."""
 
     def check(value: Any, name: str) -> dict[str, Any]:
         if type(value) is not dict:
-            if not isinstance(value, dict):
+            # Any mapping (a dict subclass, a MappingProxyType) is stored as a
+            # plain dict, as the constructors' types promise.
+            if not isinstance(value, Mapping):
                 raise WireError(f"expected a dict, got {type(value).__name__}", f"$.{name}")
             value = dict(value)
         check_json(value, room, name)

@@ -6,7 +6,7 @@ prove such a ``match`` handles every role.
 """
 
 from collections.abc import Mapping
-from typing import ClassVar, Final, Union, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Union, get_args
 
 from msgspec import Struct, field
 
@@ -19,8 +19,8 @@ from ._jsonvalue import (
     as_json_array,
     as_json_object,
 )
-from ._provenance import Provenance, as_provenance
-from ._unknown import UnknownBlock
+from ._provenance import LenientProvenance, Provenance, as_provenance
+from ._unknown import UnknownBlock, UnknownMessage
 from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of
 
 Checks = Mapping[str, Check]
@@ -28,6 +28,8 @@ Checks = Mapping[str, Check]
 __all__ = [
     "AssistantMessage",
     "JsonValue",
+    "LenientContentBlock",
+    "LenientMessage",
     "Message",
     "ProviderOutputItemsMessage",
     "SystemMessage",
@@ -53,6 +55,19 @@ def _no_tool_calls() -> "tuple[ToolCall, ...]":
     return ()
 
 
+LenientContentBlock = Union[ContentBlock, UnknownBlock]
+"""A content block as a multimodal message can hold it: a known one or an unknown one."""
+
+# How the classes below speak to type checkers and to msgspec at once.
+# msgspec reads the annotations that run (the ``else`` branches) to build
+# its decoders; a type checker reads the ``TYPE_CHECKING`` branches, which
+# say what a field can really hold once lenient decoding has been at it
+# (an UnknownBlock, an UnknownProvenance), name the public JsonValue rather
+# than the decoder's bounded JSON type, and give the constructors what they
+# take at run time (a wire string for a provenance, any mapping for the
+# arguments, a list for items), which the field checks then hold to.
+
+
 class ToolCall(
     Struct,
     metaclass=ValueMeta,
@@ -75,7 +90,14 @@ class ToolCall(
 
     id: str | None = None
     name: str
-    arguments: dict[str, DecodedJson]
+    if TYPE_CHECKING:
+        arguments: dict[str, JsonValue]
+
+        def __init__(
+            self, *, id: str | None = None, name: str, arguments: Mapping[str, object]
+        ) -> None: ...
+    else:
+        arguments: dict[str, DecodedJson]
 
     _checks: ClassVar[Checks] = {
         "id": as_optional_text,
@@ -154,9 +176,14 @@ class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multi
 
     Lenient decoding may also place an :class:`UnknownBlock` here, and one
     may be built with it, so that a newer writer's turn survives a copy.
+    So ``content`` is typed as a tuple of :data:`LenientContentBlock`: a
+    ``match`` over a block must handle ``UnknownBlock`` too.
     """
 
-    content: tuple[ContentBlock, ...]
+    if TYPE_CHECKING:
+        content: tuple[LenientContentBlock, ...]
+    else:
+        content: tuple[ContentBlock, ...]
 
     _checks: ClassVar[Checks] = {
         "content": as_tuple_of((*CONTENT_BLOCK_TYPES, UnknownBlock), "a content block"),
@@ -190,12 +217,26 @@ class ToolResultMessage(_Message, frozen=True, kw_only=True, tag="tool_result"):
     ``provenance`` says whether ``content`` came from outside the trust
     boundary. It is written only when not ``INTERNAL``, and a stored result
     without it reads as ``INTERNAL``. It may be given as a
-    :class:`Provenance` or as its wire string (``"external"``).
+    :class:`Provenance` or as its wire string (``"external"``). Lenient
+    decoding may leave an :class:`UnknownProvenance` here, so a ``match``
+    over it must handle that too; ``provenance.is_internal()`` is the test
+    of trust, and it holds for both kinds.
     """
 
     tool_use_id: str
     content: str
-    provenance: Provenance = Provenance.INTERNAL
+    if TYPE_CHECKING:
+        provenance: LenientProvenance = Provenance.INTERNAL
+
+        def __init__(
+            self,
+            *,
+            tool_use_id: str,
+            content: str,
+            provenance: LenientProvenance | Literal["internal", "external"] = ...,
+        ) -> None: ...
+    else:
+        provenance: Provenance = Provenance.INTERNAL
 
     _checks: ClassVar[Checks] = {
         "tool_use_id": as_text,
@@ -214,7 +255,12 @@ class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provi
     """
 
     protocol: str
-    items: tuple[DecodedJson, ...]
+    if TYPE_CHECKING:
+        items: tuple[JsonValue, ...]
+
+        def __init__(self, *, protocol: str, items: list[Any] | tuple[object, ...]) -> None: ...
+    else:
+        items: tuple[DecodedJson, ...]
 
     _checks: ClassVar[Checks] = {"protocol": as_text, "items": as_json_array(ITEMS_DEPTH)}
 
@@ -228,5 +274,8 @@ Message = Union[
     ProviderOutputItemsMessage,
 ]
 """Any message; ``role`` on the wire says which."""
+
+LenientMessage = Union[Message, UnknownMessage]
+"""A message as lenient decoding returns it: a known one or an unknown one."""
 
 MESSAGE_TYPES: Final = get_args(Message)

@@ -1,14 +1,27 @@
-"""Where a tool result came from: inside the trust boundary or beyond it."""
+"""Where a tool result came from: inside the trust boundary or beyond it.
+
+Two members, and a third kind of value for what a newer writer may send:
+:class:`UnknownProvenance`, kept by lenient decoding. It is a class of its
+own rather than a disguised member, so that a type checker asks every
+``match`` over a tool result's provenance to handle it.
+"""
 
 from __future__ import annotations
 
-import _thread
 import enum
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Union
 
 from ._errors import WireError
+from ._value import refuse_lone_surrogate
 
-__all__ = ["WIRE_VALUES", "Provenance", "as_provenance", "from_wire"]
+__all__ = [
+    "WIRE_VALUES",
+    "LenientProvenance",
+    "Provenance",
+    "UnknownProvenance",
+    "as_provenance",
+    "from_wire",
+]
 
 
 class Provenance(enum.Enum):
@@ -22,10 +35,8 @@ class Provenance(enum.Enum):
     itself stop a model from acting on what it reads.
 
     A newer writer may use a value this version does not know. Lenient
-    decoding keeps it, as a ``Provenance`` that is neither member and is
-    written back unchanged; it fails closed: :meth:`is_internal` is
-    ``False`` and :meth:`is_external` is ``True``. Decide trust with
-    ``is_internal()``, not by comparing with ``EXTERNAL``.
+    decoding keeps it as an :class:`UnknownProvenance`, which fails closed.
+    Decide trust with ``is_internal()``, which both kinds have.
     """
 
     INTERNAL = "internal"
@@ -44,51 +55,89 @@ class Provenance(enum.Enum):
         """``True`` for anything but :attr:`INTERNAL`: untrusted unless known safe."""
         return self is not Provenance.INTERNAL
 
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        return (from_wire, (self._value_,))
-
-
-if TYPE_CHECKING:
-    import weakref
-
-# Values from newer writers, one object per value while any is alive, so that
-# equality (which is identity for enums) holds between two reads. Weak, so a
-# stream of hostile values cannot grow it without bound. Made on first use:
-# most programs never meet one.
-_UNKNOWN: list[weakref.WeakValueDictionary[str, Provenance]] = []
-_UNKNOWN_LOCK: Final = _thread.allocate_lock()
-
-
-def from_wire(value: str) -> Provenance:
-    """The provenance spelled ``value`` on the wire, known or not.
-
-    Only lenient decoding (and unpickling what it made) calls this: strict
-    decoding and construction refuse values they do not know.
-    """
-    try:
-        return Provenance(value)
-    except ValueError:
-        pass
-    with _UNKNOWN_LOCK:
-        if not _UNKNOWN:
-            import weakref
-
-            _UNKNOWN.append(weakref.WeakValueDictionary())
-        found = _UNKNOWN[0].get(value)
-        if found is None:
-            found = object.__new__(Provenance)
-            found._value_ = value
-            found._name_ = "UNKNOWN"
-            _UNKNOWN[0][value] = found
-    return found
-
 
 WIRE_VALUES: Final = {member.value: member for member in Provenance}
 
 
-def as_provenance(value: Any, name: str) -> Provenance:
-    """Check a ``provenance`` field: a ``Provenance``, or its wire string."""
-    if isinstance(value, Provenance):
+class UnknownProvenance:
+    """A provenance a newer writer used that this version does not know.
+
+    Lenient decoding makes one (strict decoding refuses the value), keeps it
+    on its :class:`~convtypes.ToolResultMessage`, and ``encode`` writes
+    ``value`` back unchanged. It fails closed: :meth:`is_internal` is
+    ``False`` and :meth:`is_external` ``True``, so every check that trusts
+    only internal results treats it as untrusted.
+    ``UnknownProvenance(value="partner")`` builds one; ``value`` must be a
+    string this version does not know. Two are equal when their values are.
+    """
+
+    __slots__ = ("_value",)
+    __match_args__ = ()
+    _value: str
+
+    def __init__(self, *, value: str) -> None:
+        if type(value) is not str:
+            raise WireError(f"expected str, got {type(value).__name__}", "$")
+        if value in WIRE_VALUES:
+            raise WireError(f"expected a provenance this version does not know, got {value!r}", "$")
+        if not value.isascii():
+            refuse_lone_surrogate(value, "$")
+        object.__setattr__(self, "_value", value)
+
+    @property
+    def value(self) -> str:
+        """The provenance as the newer writer spelled it on the wire."""
+        return self._value
+
+    def is_internal(self) -> bool:
+        """Always ``False``: what this version does not know, it does not trust."""
+        return False
+
+    def is_external(self) -> bool:
+        """Always ``True``."""
+        return True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("UnknownProvenance is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not UnknownProvenance:
+            return NotImplemented
+        return self._value == other._value
+
+    def __hash__(self) -> int:
+        return hash((UnknownProvenance, self._value))
+
+    def __repr__(self) -> str:
+        return f"UnknownProvenance(value={self._value!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (from_wire, (self._value,))
+
+    def __copy__(self) -> UnknownProvenance:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UnknownProvenance:
+        return self
+
+
+LenientProvenance = Union[Provenance, UnknownProvenance]
+"""A tool result's provenance as it can be read: a member, or an unknown value."""
+
+
+def from_wire(value: str) -> LenientProvenance:
+    """The provenance spelled ``value`` on the wire, known or not.
+
+    Only lenient decoding (and unpickling what it made) calls this: strict
+    decoding and construction from a string refuse values they do not know.
+    """
+    found = WIRE_VALUES.get(value)
+    return found if found is not None else UnknownProvenance(value=value)
+
+
+def as_provenance(value: Any, name: str) -> LenientProvenance:
+    """Check a ``provenance`` field: a ``Provenance``, its wire string, or an unknown one."""
+    if isinstance(value, (Provenance, UnknownProvenance)):
         return value
     if type(value) is str and value in WIRE_VALUES:
         return WIRE_VALUES[value]
@@ -97,4 +146,4 @@ def as_provenance(value: Any, name: str) -> Provenance:
     )
 
 
-as_provenance.exact_types = (Provenance,)  # type: ignore[attr-defined]
+as_provenance.exact_types = (Provenance, UnknownProvenance)  # type: ignore[attr-defined]

@@ -40,6 +40,7 @@ __all__ = [
     "known_tags",
     "public_class",
     "rebuild",
+    "refuse_lone_surrogate",
     "unknown_fields",
 ]
 
@@ -69,9 +70,8 @@ class ValueMeta(StructMeta):
     A class lists its field checks in ``_checks`` (field name to
     :data:`Check`) and the fields that hold other values in ``_nested``;
     both are inherited. Calling the class runs msgspec's own constructor,
-    then the checks; decoding never calls the metaclass. A check may name in
-    ``exact_types`` the types it passes unchanged, so that the call can be
-    skipped for them.
+    then the checks; decoding never calls the metaclass. A check may say
+    when its call can be skipped (see :func:`_first_settle`).
     """
 
     _all_checks: tuple[tuple[str, Check], ...]
@@ -112,8 +112,10 @@ def _first_settle(value: Any) -> None:
 
     A loop over the checks costs about three times what a function written
     out for the class costs (no tuple unpacking, no ``getattr``, and no call
-    at all for a field that already has the exact type its check keeps), so
-    each class gets one, made on first use so that import pays nothing.
+    at all for a field whose value the check would keep as it is), so each
+    class gets one, made on first use so that import pays nothing. A check
+    says when it may be skipped with ``skip_when``, an expression over
+    ``given``, or with ``exact_types``, the types it passes unchanged.
     """
     cls = type(value)
     lines = ["def settle(value):"]
@@ -121,11 +123,16 @@ def _first_settle(value: Any) -> None:
     for number, (name, check) in enumerate(cls._all_checks):
         namespace[f"check{number}"] = check
         lines.append(f"    given = value.{name}")
+        skip = getattr(check, "skip_when", None)
         passes = getattr(check, "exact_types", ())
-        if passes:
+        if skip is None and passes:
             namespace[f"passes{number}"] = passes
-            lines.append(f"    if type(given) not in passes{number}:")
-            lines.append(f"        force(value, {name!r}, check{number}(given, {name!r}))")
+            skip = f"type(given) in passes{number}"
+        if skip is not None:
+            lines.append(f"    if not ({skip}):")
+            lines.append(f"        settled = check{number}(given, {name!r})")
+            lines.append("        if settled is not given:")
+            lines.append(f"            force(value, {name!r}, settled)")
         else:
             lines.append(f"    settled = check{number}(given, {name!r})")
             lines.append("    if settled is not given:")
@@ -161,12 +168,35 @@ def _kind(value: Any) -> str:
 
 
 def as_text(value: Any, name: str) -> str:
-    """A ``str`` field; a ``str`` subclass is stored as a plain ``str``."""
-    if type(value) is str:
-        return value
-    if isinstance(value, str):
-        return str.__str__(value)
-    raise WireError(f"expected str, got {_kind(value)}", f"$.{name}")
+    """A ``str`` field; a ``str`` subclass is stored as a plain ``str``.
+
+    Text holding a lone surrogate (``"\\ud800"``, which Python allows in a
+    ``str``) is refused: UTF-8 cannot carry it, so no document could.
+    """
+    if type(value) is not str:
+        if not isinstance(value, str):
+            raise WireError(f"expected str, got {_kind(value)}", f"$.{name}")
+        value = str.__str__(value)
+    text: str = value
+    if not text.isascii():
+        refuse_lone_surrogate(text, f"$.{name}")
+    return text
+
+
+def refuse_lone_surrogate(text: str, path: str) -> None:
+    """Raise WireError, at ``path``, if ``text`` holds a lone surrogate.
+
+    Only text that is not ASCII needs the look (``isascii`` costs nothing).
+    The look is an encoding: UTF-32 is the quickest of the codecs that
+    refuse a lone surrogate, for every width of string.
+    """
+    try:
+        text.encode("utf-32-le")
+    except UnicodeEncodeError as err:
+        raise WireError(
+            f"expected text that UTF-8 can carry, found a lone surrogate at character {err.start}",
+            path,
+        ) from None
 
 
 def as_optional_text(value: Any, name: str) -> str | None:
@@ -174,10 +204,12 @@ def as_optional_text(value: Any, name: str) -> str | None:
     return None if value is None else as_text(value, name)
 
 
-# Values of these exact types pass the check unchanged, so construction
-# skips the call for them (see _first_settle).
-as_text.exact_types = (str,)  # type: ignore[attr-defined]
-as_optional_text.exact_types = (str, type(None))  # type: ignore[attr-defined]
+# ASCII text, the common case, passes the check unchanged, so construction
+# skips the call for it (see _first_settle).
+as_text.skip_when = "type(given) is str and given.isascii()"  # type: ignore[attr-defined]
+as_optional_text.skip_when = (  # type: ignore[attr-defined]
+    "given is None or (type(given) is str and given.isascii())"
+)
 
 
 def as_tuple_of(kinds: tuple[type[Any], ...], what: str, empty: tuple[Any, ...] = ()) -> Check:
