@@ -1051,7 +1051,7 @@ def test_what_the_api_refuses_in_items_is_left_out() -> None:
         {"type": "text", "text": "ok", "parsed_output": {"a": 1}},
         "not a block",
     )
-    kept = ct.ProviderOutputItemsMessage(protocol="anthropic", items=items)  # type: ignore[arg-type]
+    kept = ct.ProviderOutputItemsMessage(protocol="anthropic", items=items)
     assert replayed([kept]) == [{"type": "text", "text": "ok"}]
 
 

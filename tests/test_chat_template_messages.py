@@ -175,7 +175,7 @@ def test_provider_items_are_left_out_and_unknown_messages_refused() -> None:
         to_messages([unknown])
     block = ct.UnknownBlock(type="hologram", raw=b'{"type":"hologram"}')
     with pytest.raises(UnsupportedContent, match=r"message 0, block 0 \(hologram\)"):
-        to_messages([ct.UserMultimodalMessage(content=(block,))])  # type: ignore[arg-type]
+        to_messages([ct.UserMultimodalMessage(content=(block,))])
 
 
 def test_a_wrong_argument_is_refused_at_the_call() -> None:

@@ -48,7 +48,7 @@ from ._jsonvalue import check_json
 from ._locate import format_path
 from ._messages import Message, ToolResultMessage, UserMultimodalMessage
 from ._nesting import excess_depth
-from ._provenance import Provenance
+from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from .dialects import ToolSpec, Unsupported
 
 __all__ = [
@@ -415,10 +415,12 @@ def _result_text(raw: object, tool_use_id: str, batch: _Batch, path: list[str | 
 
 
 def _messages(
-    pairs: list[Any], provenance: Provenance, unsupported: Unsupported, indexed: bool
+    pairs: list[Any], provenance: LenientProvenance, unsupported: Unsupported, indexed: bool
 ) -> list[Message]:
     """The messages for ``(tool_use_id, result)`` pairs; ``indexed`` puts ``[i]`` in paths."""
-    if not isinstance(provenance, Provenance):
+    # A provenance a newer writer used is taken (it fails closed, as external);
+    # a wire string is not, so that trusting a result takes a name.
+    if not isinstance(provenance, (Provenance, UnknownProvenance)):
         raise TypeError(f"provenance must be a Provenance, not {type(provenance).__name__}")
     if type(unsupported) is not str or unsupported not in ("raise", "note"):
         raise ValueError(f'unsupported= must be "raise" or "note", not {unsupported!r:.80}')
@@ -450,7 +452,7 @@ def _messages(
 def from_results(
     results: Mapping[str, object] | Iterable[tuple[str, object]],
     *,
-    provenance: Provenance = Provenance.EXTERNAL,
+    provenance: LenientProvenance = Provenance.EXTERNAL,
     unsupported: Unsupported = "raise",
 ) -> list[Message]:
     """The messages that the results of one assistant turn's tool calls add.
@@ -479,7 +481,7 @@ def from_result(
     result: object,
     *,
     tool_use_id: str,
-    provenance: Provenance = Provenance.EXTERNAL,
+    provenance: LenientProvenance = Provenance.EXTERNAL,
     unsupported: Unsupported = "raise",
 ) -> list[Message]:
     """The messages one tool call's ``CallToolResult`` adds to the transcript.
