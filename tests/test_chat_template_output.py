@@ -26,6 +26,8 @@ from convtypes.dialects.chat_template import (
     parse_output,
 )
 
+from budget import examples
+
 
 def msg(
     content: str = "", calls: tuple[ct.ToolCall, ...] = (), thinking: str = ""
@@ -400,7 +402,7 @@ def _streamed(
     return stream.result(), deltas
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300, 120))
 @given(st.sampled_from(CORPUS), st.lists(st.integers(0, 200), max_size=12))
 def test_any_split_gives_the_same_message_or_error(
     case: tuple[str, bool, str], cuts: list[int]

@@ -57,6 +57,8 @@ from convtypes.dialects import (
     openai_responses,
 )
 
+from budget import examples
+
 sdk_anthropic = pytest.importorskip("anthropic")
 sdk_openai = pytest.importorskip("openai")
 genai_types = pytest.importorskip("google.genai.types")
@@ -484,7 +486,7 @@ def _shallow(value: Any, room: int = 12) -> Any:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=400)
+@settings(max_examples=examples(400, 150))
 @given(data=st.data())
 def test_random_mutations_raise_only_dialect_errors(name: str, data: st.DataObject) -> None:
     target = data.draw(st.sampled_from(["response", "events", "events"]))

@@ -21,6 +21,8 @@ import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import DialectError, anthropic, gemini, openai_chat, openai_responses
 
+from budget import examples
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
 
@@ -293,7 +295,7 @@ def _check_pairs(name: str, body: dict[str, Any], messages: list[ct.Message]) ->
 _MEDIA = (ct.TextBlock, ct.ImageUrlBlock)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300, 120))
 @given(cst.conversations(), st.sampled_from(sorted(DIALECTS)))
 def test_any_well_formed_conversation_makes_a_valid_request(
     messages: list[ct.Message], name: str

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 import convtypes as ct
 from convtypes import strategies as cst
 
+from budget import examples
+
 TRANSCRIPT = list[ct.Message]
 TARGETS: list[Any] = [ct.Message, TRANSCRIPT, ct.ContentBlock, ct.ToolCall, ct.ThinkingBlock]
 
@@ -182,7 +184,7 @@ def test_a_100_megabyte_string_decodes_in_linear_memory() -> None:
 
 # ------------------------------------------------------------------- fuzzing
 
-FUZZ = settings(max_examples=1500, deadline=None)
+FUZZ = settings(max_examples=examples(1500, 500), deadline=None)
 
 
 @FUZZ

@@ -15,7 +15,9 @@ point (see ``_hypothesis.py``), so ``st.from_type`` works without this import.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import msgspec
 from hypothesis import strategies as st
@@ -67,11 +69,37 @@ __all__ = [
 ]
 
 
+_Factory = TypeVar("_Factory", bound=Callable[..., Any])
+
+
+def _made_once(factory: _Factory) -> _Factory:
+    """``factory``, giving back the strategy it made before for the same arguments.
+
+    Making a strategy costs far more than drawing from one (Hypothesis checks
+    each new one, and the recursive ones build a tree), and composite
+    strategies, this module's and its users', ask for their parts on every
+    draw. Strategies are immutable, so one per set of arguments serves all.
+    Arguments that cannot be hashed (a list of roles) just make a new one.
+    """
+    cached = functools.lru_cache(maxsize=256)(factory)
+
+    @functools.wraps(factory)
+    def make(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return cached(*args, **kwargs)
+        except TypeError:
+            return factory(*args, **kwargs)
+
+    return cast(_Factory, make)
+
+
+@_made_once
 def texts(max_size: int | None = 40) -> st.SearchStrategy[str]:
     """Any Unicode text that UTF-8 can encode (no lone surrogates)."""
     return st.text(st.characters(exclude_categories=["Cs"]), max_size=max_size)
 
 
+@_made_once
 def json_values(max_leaves: int = 12) -> st.SearchStrategy[JsonValue]:
     """JSON values: finite floats, integers of any size, nested lists and objects."""
     scalars: st.SearchStrategy[JsonValue] = st.one_of(
@@ -88,10 +116,12 @@ def json_values(max_leaves: int = 12) -> st.SearchStrategy[JsonValue]:
     )
 
 
+@_made_once
 def _json_objects() -> st.SearchStrategy[dict[str, JsonValue]]:
     return st.dictionaries(texts(10), json_values(8), max_size=4)
 
 
+@_made_once
 def provenances() -> st.SearchStrategy[Provenance]:
     return st.sampled_from(Provenance)
 
@@ -100,6 +130,7 @@ _u32 = st.none() | st.integers(0, U32_MAX)
 _fps = st.none() | st.floats(allow_nan=False, allow_infinity=False, width=32)
 
 
+@_made_once
 def content_blocks(kinds: tuple[type[Any], ...] | None = None) -> st.SearchStrategy[ContentBlock]:
     """Content blocks, optionally restricted to some block classes."""
     options: dict[type[Any], st.SearchStrategy[Any]] = {
@@ -121,10 +152,12 @@ def content_blocks(kinds: tuple[type[Any], ...] | None = None) -> st.SearchStrat
     return st.one_of(chosen)
 
 
+@_made_once
 def tool_calls() -> st.SearchStrategy[ToolCall]:
     return st.builds(ToolCall, id=st.none() | texts(16), name=texts(16), arguments=_json_objects())
 
 
+@_made_once
 def thinking_blocks() -> st.SearchStrategy[ThinkingBlock]:
     return st.builds(
         ThinkingBlock,
@@ -134,6 +167,7 @@ def thinking_blocks() -> st.SearchStrategy[ThinkingBlock]:
     )
 
 
+@_made_once
 def messages(
     roles: tuple[type[Any], ...] | None = None, max_items: int = 3
 ) -> st.SearchStrategy[Message]:
@@ -163,6 +197,7 @@ def messages(
     return st.one_of(chosen)
 
 
+@_made_once
 def _unknown_objects(tag_field: str) -> st.SearchStrategy[tuple[str, bytes]]:
     """A tag this version does not know, and a JSON object carrying it."""
     known = set(known_tags(tag_field))
@@ -175,21 +210,25 @@ def _unknown_objects(tag_field: str) -> st.SearchStrategy[tuple[str, bytes]]:
     )
 
 
+@_made_once
 def unknown_messages() -> st.SearchStrategy[UnknownMessage]:
     """Messages from a newer writer, as lenient decoding keeps them."""
     return _unknown_objects("role").map(lambda pair: UnknownMessage(role=pair[0], raw=pair[1]))
 
 
+@_made_once
 def unknown_blocks() -> st.SearchStrategy[UnknownBlock]:
     """Content blocks from a newer writer, as lenient decoding keeps them."""
     return _unknown_objects("type").map(lambda pair: UnknownBlock(type=pair[0], raw=pair[1]))
 
 
+@_made_once
 def transcripts(max_size: int = 8) -> st.SearchStrategy[list[Message]]:
     """Lists of messages, as stored in a transcript."""
     return st.lists(messages(), max_size=max_size)
 
 
+@_made_once
 @st.composite
 def conversations(draw: st.DrawFn, max_exchanges: int = 4) -> list[Message]:
     """Well-formed conversations: ones ``check_conversation`` finds no fault in.
