@@ -1,22 +1,27 @@
 """Benchmark convtypes against what its users would otherwise pick.
 
-    python benchmarks/run.py            # the full run: 1, 10 and 100 MB, oplog
-    python benchmarks/run.py --quick    # the smallest size, one round (CI)
+    python benchmarks/run.py                                # the full run, to stdout
+    python benchmarks/run.py --output docs/performance.md   # regenerate the docs page
+    python benchmarks/run.py --quick                        # smallest sizes, one round (CI)
 
-Prints markdown tables. Every codec peer is measured in a fresh process of
-its own (see _worker.py), the peers take turns within each round (A B C,
-A B C...), and ratios are taken within a round, then summarised as the
-median with the range across rounds. Then the tables of the other
-benchmarks, each run side by side in one process: building values in Python
-(build.py), reading and appending oplog files (jsonl.py), fencing pages
-(fence.py) and building provider requests (dialects.py). Needs the ``bench``
-extra (pydantic, orjson).
+Prints the performance page as markdown. Every codec peer is measured in a
+fresh process of its own (see _worker.py), the peers take turns within each
+round (A B C, A B C...), and ratios are taken within a round, then
+summarised as the median with the range across rounds. Then the tables of
+the other benchmarks, each run side by side in one process: building values
+in Python (build.py), reading and appending oplog files (jsonl.py), fencing
+pages (fence.py), building provider requests (dialects.py), feeding
+provider streams (feed.py) and rendering chat templates (templates.py).
+Needs the ``bench`` extra (pydantic, orjson), and the ``test`` extra for the
+chat-template table (transformers); a table whose peer is missing says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import json
 import os
 import platform
@@ -228,18 +233,55 @@ def targets(
     line("import convtypes adds <= 10 ms to msgspec", f"{added:.1f} ms", added <= 10)
 
 
+PAGE_HEAD = """# Performance
+
+Every figure here comes from one run of `python benchmarks/run.py --output
+docs/performance.md` (after `pip install '.[bench,test]'`), on the machine
+named below: a shared, noisy machine, so each ratio is the median of several
+interleaved rounds, with its range. Peers run side by side and take turns
+within each round; a codec peer runs in a fresh process of its own.
+"bare-msgspec" is the same wire types as plain msgspec Structs without any
+of convtypes' checks; "msgspec-dicts" and "orjson-dicts" decode to plain
+dicts with no types at all. "Before" is the commit before this release's
+dialect work, imported beside today's code (`benchmarks/_baseline.py`).
+"""
+
+# The other benchmarks, each run side by side in one process, with the
+# heading its table goes under.
+SECTIONS = (
+    ("build", "Building values in Python"),
+    ("jsonl", "Transcript files"),
+    ("fence", "The fence"),
+    ("dialects", "Provider requests: to_request"),
+    ("feed", "Provider streams: Accumulator.feed"),
+    ("templates", "Local models: chat templates"),
+)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smallest size, one round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--output", type=Path, help="write the page here instead of stdout")
     args = parser.parse_args()
+    if args.output is None:
+        report(args)
+        return
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        report(args)
+    args.output.write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def report(args: argparse.Namespace) -> None:
     rounds = 1 if args.quick else args.rounds
     sizes = {"1 MB": FULL_SIZES["1 MB"]} if args.quick else FULL_SIZES
     oplog_count = 10_000 if args.quick else 100_000
 
-    peers = _available(PEERS)
-    print("## convtypes benchmarks\n")
+    print(PAGE_HEAD)
     print(f"Machine: {machine()}. Rounds: {rounds}.")
+    print("\n## Encoding and decoding transcripts")
+    peers = _available(PEERS)
     with tempfile.TemporaryDirectory() as tmp:
         paths = corpus.write(Path(tmp), sizes, oplog_count)
         results = {}
@@ -260,14 +302,14 @@ def main() -> None:
         f"convtypes including msgspec {imports[1]:.1f} ms."
     )
     targets(results, memory_result, imports)
-    for module in ("build", "jsonl", "fence", "dialects"):
+    for module, title in SECTIONS:
+        print(f"\n## {title}\n")
         try:
             table = importlib.import_module(module).run(args.quick)
         except ImportError as err:
-            print(f"\n<!-- skipped {module}: {err} -->")
+            print(f"Not measured here: {err}.")
             continue
-        heading = "" if table.lstrip().startswith("#") else f"### {module}\n\n"
-        print(f"\n{heading}{table}")
+        print(table.strip())
 
 
 if __name__ == "__main__":
