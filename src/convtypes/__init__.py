@@ -50,7 +50,7 @@ from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from ._replace import replace
 from ._unknown import UnknownBlock, UnknownMessage
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "EXTERNAL_CLOSE",
