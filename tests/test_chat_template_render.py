@@ -177,7 +177,10 @@ def _tokenizer() -> Any:
     every template as variables. Built once: importing transformers takes
     seconds.
     """
-    pytest.importorskip("transformers")
+    if sys.version_info < (3, 11):
+        # The test extra installs transformers only where its pinned release
+        # runs; there the comparison is made, on every later Python.
+        pytest.skip("transformers 5.24.0, which the comparison is pinned to, needs Python 3.11")
     from tokenizers import Tokenizer, models
     from transformers import PreTrainedTokenizerFast
 
