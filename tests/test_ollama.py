@@ -374,22 +374,24 @@ def test_calls_need_their_results_before_the_next_user_message() -> None:
 
 def test_external_and_unknown_provenance_are_fenced() -> None:
     unknown = ct.decode_lenient_message(
-        b'{"role":"tool_result","tool_use_id":"c","content":"hi","provenance":"partner"}'
+        b'{"role":"tool_result","tool_use_id":"lookup_1","content":"hi","provenance":"partner"}'
     )
     assert isinstance(unknown, ct.ToolResultMessage)
     head: list[ct.Message] = [
         ct.UserMessage(content="q"),
-        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c", name="f", arguments={}),)),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="lookup_1", name="f", arguments={}),)),
     ]
     for result in (
-        ct.ToolResultMessage(tool_use_id="c", content="hi", provenance=ct.Provenance.EXTERNAL),
+        ct.ToolResultMessage(
+            tool_use_id="lookup_1", content="hi", provenance=ct.Provenance.EXTERNAL
+        ),
         unknown,
     ):
         fenced = ollama.to_request([*head, result])["messages"][-1]["content"]
         assert fenced == ct.fence_external("hi")
         bare = ollama.to_request([*head, result], fence_external=False)["messages"][-1]["content"]
         assert bare == "hi"
-    internal = ct.ToolResultMessage(tool_use_id="c", content="hi")
+    internal = ct.ToolResultMessage(tool_use_id="lookup_1", content="hi")
     assert ollama.to_request([*head, internal])["messages"][-1]["content"] == "hi"
 
 
