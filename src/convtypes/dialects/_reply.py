@@ -106,6 +106,18 @@ class Reply(Struct, frozen=True, kw_only=True):
     id: str | None = None
 
 
+def token_count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
+    """``usage[key]`` (or ``usage[key][inner]``) when it is an integer count, else ``None``.
+
+    A count the provider left out, or sent as something other than an
+    integer, is unknown rather than zero.
+    """
+    value = usage.get(key)
+    if inner is not None:
+        value = value.get(inner) if isinstance(value, dict) else None
+    return value if type(value) is int else None
+
+
 # --- deltas -------------------------------------------------------------------
 
 

@@ -130,6 +130,7 @@ from ._reply import (
     ToolCallDelta,
     ToolCallStart,
     Usage,
+    token_count,
 )
 from ._send import tool_result_text
 from ._stream import StreamReader
@@ -659,25 +660,18 @@ def _stop_reason(messages: list[Message], reason: object) -> StopReason:
     return stop
 
 
-def _count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
-    value = usage.get(key)
-    if inner is not None:
-        value = value.get(inner) if isinstance(value, dict) else None
-    return value if type(value) is int else None
-
-
 def _usage(raw: object) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
-    fresh = _count(raw, "input_tokens")
-    written = _count(raw, "cache_creation_input_tokens")
-    read = _count(raw, "cache_read_input_tokens")
+    fresh = token_count(raw, "input_tokens")
+    written = token_count(raw, "cache_creation_input_tokens")
+    read = token_count(raw, "cache_read_input_tokens")
     return Usage(
         input_tokens=None if fresh is None else fresh + (written or 0) + (read or 0),
-        output_tokens=_count(raw, "output_tokens"),
+        output_tokens=token_count(raw, "output_tokens"),
         cache_read_tokens=read,
         cache_write_tokens=written,
-        reasoning_tokens=_count(raw, "output_tokens_details", "thinking_tokens"),
+        reasoning_tokens=token_count(raw, "output_tokens_details", "thinking_tokens"),
         raw=raw,
     )
 

@@ -149,6 +149,7 @@ from ._reply import (
     ToolCallDelta,
     ToolCallStart,
     Usage,
+    token_count,
 )
 from ._send import tool_result_text
 from ._stream import StreamReader
@@ -770,11 +771,6 @@ def _stop_reason(reason: str | None, blocked: bool, messages: list[Message]) -> 
     return "other"
 
 
-def _count(usage: dict[str, Any], key: str) -> int | None:
-    value = usage.get(key)
-    return value if type(value) is int else None
-
-
 def _usage(raw: object, what: str) -> Usage:
     """The usage metadata as a :class:`Usage` (see the module for the arithmetic)."""
     if raw is None:
@@ -782,11 +778,11 @@ def _usage(raw: object, what: str) -> Usage:
     if not isinstance(raw, dict):
         raise ResponseError(f"{what}: the usage metadata is not an object: {short(raw)}")
     usage = _snake_keys(raw)
-    prompt = _count(usage, "prompt_token_count")
-    tools = _count(usage, "tool_use_prompt_token_count")
-    generated = _count(usage, "candidates_token_count")
-    thoughts = _count(usage, "thoughts_token_count")
-    total = _count(usage, "total_token_count")
+    prompt = token_count(usage, "prompt_token_count")
+    tools = token_count(usage, "tool_use_prompt_token_count")
+    generated = token_count(usage, "candidates_token_count")
+    thoughts = token_count(usage, "thoughts_token_count")
+    total = token_count(usage, "total_token_count")
     given = [count for count in (prompt, tools) if count is not None]
     input_tokens = sum(given) if given else None
     if generated is not None or thoughts is not None:
@@ -798,7 +794,7 @@ def _usage(raw: object, what: str) -> Usage:
     return Usage(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        cache_read_tokens=_count(usage, "cached_content_token_count"),
+        cache_read_tokens=token_count(usage, "cached_content_token_count"),
         reasoning_tokens=thoughts,
         raw=usage,
     )

@@ -79,6 +79,7 @@ from ._reply import (
     ToolCallDelta,
     ToolCallStart,
     Usage,
+    token_count,
 )
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
@@ -549,21 +550,14 @@ def _stop_reason(messages: list[Message], reason: object) -> StopReason:
     return "end_turn"
 
 
-def _count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
-    value = usage.get(key)
-    if inner is not None:
-        value = value.get(inner) if isinstance(value, dict) else None
-    return value if type(value) is int else None
-
-
 def _usage(raw: object) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     return Usage(
-        input_tokens=_count(raw, "prompt_tokens"),
-        output_tokens=_count(raw, "completion_tokens"),
-        cache_read_tokens=_count(raw, "prompt_tokens_details", "cached_tokens"),
-        reasoning_tokens=_count(raw, "completion_tokens_details", "reasoning_tokens"),
+        input_tokens=token_count(raw, "prompt_tokens"),
+        output_tokens=token_count(raw, "completion_tokens"),
+        cache_read_tokens=token_count(raw, "prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=token_count(raw, "completion_tokens_details", "reasoning_tokens"),
         raw=raw,
     )
 

@@ -110,6 +110,7 @@ from ._reply import (
     ToolCallDelta,
     ToolCallStart,
     Usage,
+    token_count,
 )
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
@@ -569,22 +570,15 @@ def _provider_stop_reason(status: object, details: object) -> str | None:
     return status if isinstance(status, str) else None
 
 
-def _count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
-    value = usage.get(key)
-    if inner is not None:
-        value = value.get(inner) if isinstance(value, dict) else None
-    return value if type(value) is int else None
-
-
 def _usage(raw: object) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
     return Usage(
-        input_tokens=_count(raw, "input_tokens"),
-        output_tokens=_count(raw, "output_tokens"),
-        cache_read_tokens=_count(raw, "input_tokens_details", "cached_tokens"),
-        cache_write_tokens=_count(raw, "input_tokens_details", "cache_write_tokens"),
-        reasoning_tokens=_count(raw, "output_tokens_details", "reasoning_tokens"),
+        input_tokens=token_count(raw, "input_tokens"),
+        output_tokens=token_count(raw, "output_tokens"),
+        cache_read_tokens=token_count(raw, "input_tokens_details", "cached_tokens"),
+        cache_write_tokens=token_count(raw, "input_tokens_details", "cache_write_tokens"),
+        reasoning_tokens=token_count(raw, "output_tokens_details", "reasoning_tokens"),
         raw=raw,
     )
 
