@@ -85,6 +85,9 @@ def test_there_are_blocks_on_every_page_that_has_python() -> None:
 def test_every_block_runs_in_a_fresh_interpreter(
     page: str, line: int, block: str, tmp_path: Path
 ) -> None:
+    if "import transformers" in block or "from transformers" in block:
+        if sys.version_info < (3, 11):
+            pytest.skip("the pinned transformers (5.24.0) needs Python 3.11")
     done = subprocess.run(
         [sys.executable, "-c", block],
         capture_output=True,
