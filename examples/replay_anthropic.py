@@ -21,7 +21,7 @@ from convtypes.dialects import anthropic
 
 
 def build_request(
-    messages: list[ct.Message], model: str = "claude-sonnet-4-5", max_tokens: int = 1024
+    messages: list[ct.Message], model: str = "claude-sonnet-4-6", max_tokens: int = 1024
 ) -> dict[str, Any]:
     """The JSON body of a ``POST /v1/messages`` call replaying ``messages``."""
     conversation = anthropic.to_request(messages, unsupported="note")

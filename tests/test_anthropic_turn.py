@@ -55,7 +55,7 @@ def reply_of(
     content: list[dict[str, Any]],
     stop: str | None = "end_turn",
     usage: dict[str, Any] | None = None,
-    model: str = "claude-sonnet-4-5",
+    model: str = "claude-sonnet-4-6",
 ) -> dict[str, Any]:
     """A Messages API response around ``content``."""
     return {
@@ -197,7 +197,7 @@ def read_everywhere(
 
 def validate(body: dict[str, Any], beta: bool = False, **fields: Any) -> None:
     """Validate a request body against the SDK's request type."""
-    full = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **fields, **body}
+    full = {"model": "claude-sonnet-4-6", "max_tokens": 1024, **fields, **body}
     force(_request_adapter(beta).validate_python(full))
 
 
@@ -511,16 +511,16 @@ def test_model_and_id_and_the_fallback_model() -> None:
     fallback = {
         "type": "fallback",
         "from": {"model": "claude-opus-4-7"},
-        "to": {"model": "claude-sonnet-4-5"},
+        "to": {"model": "claude-sonnet-4-6"},
         "trigger": {"type": "refusal", "category": None},
     }
     # The response names the model that served it; the stream starts with the
     # model asked for, and its fallback block says which one took over.
-    reply = reply_of([fallback, {"type": "text", "text": "Sure."}], model="claude-sonnet-4-5")
+    reply = reply_of([fallback, {"type": "text", "text": "Sure."}], model="claude-sonnet-4-6")
     events = stream_of(reply)
     events[0]["message"]["model"] = "claude-opus-4-7"
     got = read_everywhere(reply, events, beta=True)
-    assert (got.model, got.id) == ("claude-sonnet-4-5", "msg_turn_01")
+    assert (got.model, got.id) == ("claude-sonnet-4-6", "msg_turn_01")
 
 
 # --- the two cases every dialect is tested on: a cut at max_tokens, and a refusal ---
@@ -923,7 +923,7 @@ def test_compaction_and_fallback_go_back_for_the_beta_api() -> None:
     fallback = {
         "type": "fallback",
         "from": {"model": "claude-opus-4-7"},
-        "to": {"model": "claude-sonnet-4-5"},
+        "to": {"model": "claude-sonnet-4-6"},
         "trigger": {"type": "refusal", "category": None},
     }
     content: list[dict[str, Any]] = [compaction, fallback, {"type": "text", "text": "Hello again."}]

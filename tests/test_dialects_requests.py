@@ -70,7 +70,7 @@ def _adapter(name: str) -> Any:
 
 
 def validate_anthropic(body: dict[str, Any]) -> None:
-    full = {"model": "claude-sonnet-4-5", "max_tokens": 1024, **body}
+    full = {"model": "claude-sonnet-4-6", "max_tokens": 1024, **body}
     force(_adapter("anthropic").validate_python(full))
 
 

@@ -85,7 +85,7 @@ def anthropic_message(content: list[dict[str, Any]]) -> dict[str, Any]:
         "id": "msg_01",
         "type": "message",
         "role": "assistant",
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-4-6",
         "content": content,
         "stop_reason": "end_turn",
         "stop_sequence": None,
