@@ -86,10 +86,10 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         3,
     ),
     (
-        "a-unknown-event",
+        "a-stop-never-started",
         anthropic.Accumulator,
-        [START, TEXT_BLOCK, {"type": "content_block_wobble", "index": 0}],
-        r"\(content_block_wobble\): is not an event",
+        [START, TEXT_BLOCK, {"type": "content_block_stop", "index": 4}],
+        r"event 2 \(content_block_stop\): names content block 4, which was never started",
         2,
     ),
     (
