@@ -127,10 +127,10 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         0,
     ),
     (
-        "c-no-delta",
+        "c-delta-not-object",
         openai_chat.Accumulator,
-        [{"choices": [{"index": 0}]}],
-        "the choice has no delta",
+        [{"choices": [{"index": 0, "delta": 3}]}],
+        "chunk 0: the choice's delta is not an object: 3",
         0,
     ),
     (

@@ -364,6 +364,40 @@ def test_the_stream_reply_equals_the_reply_of_the_whole_completion() -> None:
     assert reply.messages == accumulator.result() == accumulator.partial()
 
 
+def _filter_note(offset: int) -> dict[str, Any]:
+    """A choice as Azure OpenAI's asynchronous content filter sends it: no delta at all."""
+    safe = {"filtered": False, "severity": "safe"}
+    return {
+        "index": 0,
+        "finish_reason": None,
+        "content_filter_results": {"hate": safe, "violence": safe},
+        "content_filter_offsets": {"check_offset": 0, "start_offset": 0, "end_offset": offset},
+    }
+
+
+def test_annotations_without_a_delta_add_nothing_before_or_after_the_finish() -> None:
+    plain = two_calls_stream()
+    noted = [
+        {**chunk({}), "choices": [], "prompt_filter_results": [{"prompt_index": 0}]},
+        *plain[:3],
+        {**chunk({}), "choices": [_filter_note(14)]},
+        *plain[3:-1],
+        {**chunk({}), "choices": [_filter_note(30)]},
+        chunk({"content": ""}, "tool_calls"),  # the finish said again, with nothing new
+        plain[-1],
+    ]
+    accumulator = openai_chat.Accumulator()
+    reference = openai_chat.Accumulator()
+    assert feed_all(accumulator, noted) == feed_all(reference, plain)
+    assert accumulator.reply() == reference.reply()
+    # Text after the finish, or another finish, is still refused.
+    for late in (chunk({"content": "more"}), chunk({}, "length")):
+        again = openai_chat.Accumulator()
+        feed_all(again, plain)
+        with pytest.raises(StreamError, match="more of the first choice after its finish_reason"):
+            again.feed(late)
+
+
 def test_partial_keeps_text_so_far_and_only_whole_calls() -> None:
     events = two_calls_stream()
     accumulator = openai_chat.Accumulator()

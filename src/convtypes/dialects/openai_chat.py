@@ -647,7 +647,9 @@ class Accumulator(StreamReader):
     adds the finish reason and the usage (sent in a last chunk when the
     request asks for ``stream_options={"include_usage": True}``). Tool calls
     arrive keyed by ``index``: the first delta of an index brings its id and
-    name, later ones more argument text.
+    name, later ones more argument text. A choice without a delta (Azure's
+    content-filter annotations), or with an empty one after the
+    ``finish_reason``, adds nothing.
     """
 
     _noun = "chunk"
@@ -692,11 +694,18 @@ class Accumulator(StreamReader):
                 raise fail("a choice is not an object")
             if choice.get("index", 0) != 0:
                 continue  # another choice: from_response reads the first only
-            if self._finished:
-                raise fail("more of the first choice after its finish_reason")
             delta = choice.get("delta")
-            if not isinstance(delta, dict):
-                raise fail("the choice has no delta")
+            reason = choice.get("finish_reason")
+            if delta is None:
+                # Azure's content-filter annotations come in choices without a
+                # delta, during the stream and after its finish_reason.
+                delta = {}
+            elif not isinstance(delta, dict):
+                raise fail(f"the choice's delta is not an object: {short(delta)}")
+            if self._finished:
+                if reason in (None, self._reason) and _adds_nothing(delta):
+                    continue
+                raise fail("more of the first choice after its finish_reason")
             if len(delta) == 1 and type(delta.get("content")) is str:
                 # Most chunks bring a piece of text and nothing else.
                 text = delta["content"]
@@ -705,7 +714,6 @@ class Accumulator(StreamReader):
                     deltas.append(TextDelta(text))
             else:
                 self._delta(delta, number, fail, deltas)
-            reason = choice.get("finish_reason")
             if reason is not None:
                 if not isinstance(reason, str):
                     raise fail(f"the finish_reason is not text: {short(reason)}")
@@ -832,6 +840,11 @@ class Accumulator(StreamReader):
 
     def _reply(self, messages: list[Message]) -> Reply:
         return _reply(messages, self._reason, self._usage, self._facts)
+
+
+def _adds_nothing(delta: dict[str, Any]) -> bool:
+    """Whether a delta holds nothing but its role and empty or null fields."""
+    return all(key == "role" or value is None or value == "" for key, value in delta.items())
 
 
 def _whole(call: _Call) -> bool:
