@@ -701,6 +701,94 @@ def test_an_edited_turn_after_kept_items_sends_only_what_they_lack() -> None:
     ]
 
 
+def _id_less_calls(spacing: str) -> dict[str, Any]:
+    """A message whose calls carry no id, as some compatible servers (sglang, llama.cpp) send."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"type": "function", "function": {"name": "weather", "arguments": '{"city":"Oslo"}'}},
+            {
+                "type": "function",
+                "function": {"name": "weather", "arguments": f'{{"city":{spacing}"Bergen"}}'},
+            },
+        ],
+    }
+
+
+def test_calls_without_ids_are_read_and_answered_by_position() -> None:
+    reply = openai_chat.read_reply(completion(_id_less_calls(""), "tool_calls"))
+    assert reply.stop_reason == "tool_use"
+    assert reply.messages == [
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(name="weather", arguments={"city": "Oslo"}),
+                ct.ToolCall(name="weather", arguments={"city": "Bergen"}),
+            )
+        )
+    ]
+    # Streamed: the second call's first delta has no id (sglang's index > 0).
+    events = [
+        chunk({"role": "assistant", "content": None}),
+        chunk({"tool_calls": [{"index": 0, "type": "function", "function": {"name": "weather"}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city":"Oslo"}'}}]}),
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 1, "id": None, "function": {"name": "weather", "arguments": "{"}}
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 1, "function": {"arguments": '"city":"Bergen"}'}}]}),
+        chunk({}, "tool_calls"),
+    ]
+    accumulator = openai_chat.Accumulator()
+    starts = [d for d in feed_all(accumulator, events) if isinstance(d, ToolCallStart)]
+    assert starts == [ToolCallStart(0, None, "weather"), ToolCallStart(1, None, "weather")]
+    assert accumulator.reply() == reply
+    answered: list[ct.Message] = [
+        ct.UserMessage(content="Oslo and Bergen?"),
+        *reply.messages,
+        ct.ToolResultMessage(tool_use_id=ct.positional_call_id(1), content="Sun"),
+        ct.ToolResultMessage(tool_use_id=ct.positional_call_id(0), content="Rain"),
+        ct.UserMessage(content="Thanks."),
+    ]
+    body = openai_chat.to_request(answered)
+    validate_openai_chat(body)
+    sent_ids = [call["id"] for call in body["messages"][1]["tool_calls"]]
+    assert sent_ids == ["call_1_0", "call_1_1"]
+    assert [(m["tool_call_id"], m["content"]) for m in body["messages"][2:4]] == [
+        ("call_1_1", "Sun"),
+        ("call_1_0", "Rain"),
+    ]
+
+
+def test_kept_calls_without_ids_go_back_with_ids_and_once() -> None:
+    # Spaced argument text keeps the message as an item; its calls still need ids.
+    kept, assistant = openai_chat.from_response(completion(_id_less_calls(" "), "tool_calls"))
+    assert isinstance(kept, ct.ProviderOutputItemsMessage)
+    assert isinstance(assistant, ct.AssistantMessage)
+    assert [call.id for call in assistant.tool_calls] == [None, None]
+    turns = _replay(
+        [
+            kept,
+            assistant,
+            ct.ToolResultMessage(tool_use_id="call_0", content="Rain"),
+            ct.ToolResultMessage(tool_use_id="call_1", content="Sun"),
+        ]
+    )
+    sent = turns[0]["tool_calls"]
+    assert [call["function"] for call in sent] == [
+        call["function"] for call in _id_less_calls(" ")["tool_calls"]
+    ]
+    assert [call["id"] for call in sent] == ["call_1_0", "call_1_1"]
+    assert [turn["role"] for turn in turns] == ["assistant", "tool", "tool"]  # sent once
+    assert [turn["tool_call_id"] for turn in turns[1:]] == ["call_1_0", "call_1_1"]
+    # The transcript's item is left as it came, without ids.
+    item_calls = kept.items[0]["tool_calls"]  # type: ignore[index,call-overload]
+    assert item_calls == _id_less_calls(" ")["tool_calls"]
+
+
 def test_other_dialects_drop_chat_items() -> None:
     from convtypes.dialects import anthropic, openai_responses
 

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from typing import Any, Final, Literal
 
 from .._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
+from .._conversation import positional_call_id
 from .._messages import (
     AssistantMessage,
     Message,
@@ -214,18 +215,59 @@ def _replayed(item: dict[str, Any], reasoning: str | None) -> dict[str, Any]:
 
 
 class _Kept:
-    """What a kept ``openai-chat`` message already says: its text and its call ids."""
+    """What a kept ``openai-chat`` message already says: its text and its function calls.
 
-    __slots__ = ("call_ids", "text")
+    ``calls`` holds each function call's id (``None`` when it came without
+    one) and name, in order: the order of the calls read from it.
+    """
+
+    __slots__ = ("calls", "text")
 
     def __init__(self, item: dict[str, Any]) -> None:
         self.text = _said(item)
-        calls = item.get("tool_calls")
-        self.call_ids = {
-            call["id"]
-            for call in (calls if isinstance(calls, list) else ())
-            if isinstance(call, dict) and isinstance(call.get("id"), str)
-        }
+        raw_calls = item.get("tool_calls")
+        self.calls: list[tuple[str | None, str]] = []
+        for call in raw_calls if isinstance(raw_calls, list) else ():
+            if isinstance(call, dict) and call.get("type", "function") == "function":
+                call_id = call.get("id")
+                self.calls.append((call_id if isinstance(call_id, str) else None, _call_name(call)))
+
+    def holds(self, position: int, call: ToolCall) -> bool:
+        """Whether the kept message holds ``call``, the ``position``-th of the turn read from it.
+
+        A call with an id is found by it; one without, by its place and name.
+        """
+        if call.id:
+            return any(call_id == call.id for call_id, _ in self.calls)
+        return position < len(self.calls) and self.calls[position] == (call.id, call.name)
+
+
+def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
+    """A kept message's calls, each with an id the API takes, entered in ``ids``.
+
+    A call that came with an id goes back with it. One that came without
+    (some compatible servers send none, or an empty one) gets a fresh id,
+    and a result answers it as it answers its ``ToolCall``: by
+    :func:`~convtypes.positional_call_id` of its place, or by the empty id.
+    """
+    out: list[Any] = []
+    position = 0
+    for call in kept:
+        if not isinstance(call, dict):
+            out.append(call)
+            continue
+        call_id = call.get("id")
+        name = _call_name(call)
+        if isinstance(call_id, str) and call_id:
+            ids.carried(index, call_id, call_id, name)
+        elif call.get("type", "function") == "function":
+            key = call_id if isinstance(call_id, str) else positional_call_id(position)
+            fresh = ids.fresh(index, position, key, name)
+            call = {"id": fresh, **{k: v for k, v in call.items() if k != "id"}}
+        if call.get("type", "function") == "function":
+            position += 1
+        out.append(call)
+    return out
 
 
 def to_request(
@@ -277,7 +319,7 @@ def to_request(
             kept_calls = [
                 (at, call)
                 for at, call in enumerate(message.tool_calls)
-                if call.id not in previous.call_ids
+                if not previous.holds(at, call)
             ]
             if text or kept_calls:
                 out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
@@ -296,12 +338,10 @@ def to_request(
                 if not isinstance(item, dict):
                     continue
                 ids.assistant()
-                raw_calls = item.get("tool_calls")
-                for call in raw_calls if isinstance(raw_calls, list) else ():
-                    if isinstance(call, dict) and isinstance(call.get("id"), str):
-                        call_id = str(call["id"])
-                        ids.carried(index, call_id, call_id, _call_name(call))
-                out.append(_replayed(item, reasoning))
+                turn = _replayed(item, reasoning)
+                if isinstance(turn.get("tool_calls"), list):
+                    turn["tool_calls"] = _replayed_calls(index, turn["tool_calls"], ids)
+                out.append(turn)
                 kept = _Kept(item)
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
@@ -398,7 +438,7 @@ def _read_call(raw: object, where: str) -> ToolCall | None:
         arguments = parse_arguments(text)
     except ValueError as err:
         raise ResponseError(f"{where}: {err}") from None
-    call_id = field(raw, "id", str, where)
+    call_id = field(raw, "id", str, where, None)  # some compatible servers send none
     name = field(function, "name", str, f"{where}.function")
     return tool_call(call_id, name, arguments, where)
 
@@ -474,14 +514,15 @@ def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
 
 
 def _flat_calls(message: AssistantMessage) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": call.id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
-        }
-        for call in message.tool_calls
-    ]
+    """The calls as a response holds them: no ``id`` for a call that came without one."""
+    out: list[dict[str, Any]] = []
+    for call in message.tool_calls:
+        function = {"name": call.name, "arguments": arguments_json(call.arguments)}
+        if call.id is None:
+            out.append({"type": "function", "function": function})
+        else:
+            out.append({"id": call.id, "type": "function", "function": function})
+    return out
 
 
 def _flat(message: AssistantMessage) -> dict[str, Any]:
@@ -605,7 +646,7 @@ class _Call:
 
     __slots__ = ("call_id", "inner", "kind", "pieces", "position", "started")
 
-    def __init__(self, call_id: str, kind: str, position: int, started: int) -> None:
+    def __init__(self, call_id: str | None, kind: str, position: int, started: int) -> None:
         self.call_id = call_id
         self.kind = kind
         self.inner: dict[str, Any] = {}
@@ -631,10 +672,12 @@ class _Call:
         return "".join(self.pieces.get("arguments", ()))
 
     def raw(self) -> dict[str, Any]:
-        """The call as the non-streamed message would hold it."""
+        """The call as the non-streamed message would hold it (no ``id`` if none came)."""
         inner = dict(self.inner)
         for key, pieces in self.pieces.items():
             inner[key] = "".join(pieces)
+        if self.call_id is None:
+            return {"type": self.kind, self.kind: inner}
         return {"id": self.call_id, "type": self.kind, self.kind: inner}
 
 
@@ -781,13 +824,18 @@ class Accumulator(StreamReader):
         if kind == "function" and not isinstance(inner.get("arguments", ""), (str, type(None))):
             raise fail(f"tool call {at}: the arguments are not text: {short(inner['arguments'])}")
         call_id = call.get("id")
+        if call_id is not None and not isinstance(call_id, str):
+            raise fail(f"tool call {at}: the id is not text: {short(call_id)}")
         if known is None:
-            if not isinstance(call_id, str) or not isinstance(name, str):
-                raise fail(f"tool call {at} starts without an id and a name")
+            # Some compatible servers send a call without an id: it has none.
+            if not isinstance(name, str):
+                raise fail(f"tool call {at} starts without a name")
             position = sum(1 for other in self._calls.values() if other.kind == "function")
             known = self._calls[at] = _Call(call_id, kind, position, number)
             if kind == "function":
                 deltas.append(ToolCallStart(position, call_id, name))
+        elif call_id is not None and known.call_id is None:
+            known.call_id = call_id  # the id came after the name
         elif call_id is not None and call_id != known.call_id:
             raise fail(f"tool call {at} changes its id")
         elif kind != known.kind:
