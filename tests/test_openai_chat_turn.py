@@ -30,6 +30,7 @@ from convtypes.dialects import (
     ToolCallStart,
     ToolSchemaError,
     ToolSpec,
+    UnmatchedResult,
     Usage,
     openai_chat,
 )
@@ -483,6 +484,48 @@ def test_a_stream_cut_at_the_token_limit_in_a_call_keeps_the_call_out_of_the_tur
         {"prompt_tokens": 5, "completion_tokens": 9},
     )
     assert openai_chat.read_reply(whole) == reply
+
+
+_CUT_CALL: dict[str, Any] = {
+    "id": "call_b",
+    "type": "function",
+    "function": {"name": "time", "arguments": '{"tz": "CE'},
+}
+
+
+def test_a_cut_call_is_not_sent_back_and_needs_no_result() -> None:
+    whole_call = {
+        "id": "call_a",
+        "type": "function",
+        "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+    }
+    message = {"role": "assistant", "content": "Checking.", "tool_calls": [whole_call, _CUT_CALL]}
+    reply = openai_chat.read_reply(completion(message, "length"))
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="Weather and time?"),
+        *reply.messages,
+        ct.ToolResultMessage(tool_use_id="call_a", content="Rain"),
+        ct.UserMessage(content="Go on."),  # the cut call needs no result
+    ]
+    body = openai_chat.to_request(transcript)
+    validate_openai_chat(body)
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": "Checking.",
+        "tool_calls": [whole_call],
+    }
+    # Answering the cut call is answering nothing.
+    transcript.insert(4, ct.ToolResultMessage(tool_use_id="call_b", content="cut off"))
+    with pytest.raises(UnmatchedResult, match="tool result 'call_b' answers no call"):
+        openai_chat.to_request(transcript)
+    # A reply that held nothing but a cut call sends no assistant turn at all.
+    only_cut = {"role": "assistant", "content": None, "tool_calls": [_CUT_CALL]}
+    messages = openai_chat.from_response(completion(only_cut, "length"))
+    assert messages[-1] == ct.AssistantMessage()
+    body = openai_chat.to_request(
+        [ct.UserMessage(content="Time?"), *messages, ct.UserMessage(content="Shorter.")]
+    )
+    assert [turn["role"] for turn in body["messages"]] == ["user", "user"]
 
 
 def test_a_refusal_streams_as_text_and_stops_as_a_refusal() -> None:

@@ -32,7 +32,8 @@ What changes on the way out:
   JPEG, PNG, GIF and WebP raise ``UnsupportedContent``.
 - A kept message goes back with what the API takes as input: its content,
   refusal, tool calls and audio (by id). Annotations have no input field
-  and are left out.
+  and are left out, and so is a call cut off at the token limit, which no
+  result will answer.
 """
 
 from __future__ import annotations
@@ -194,24 +195,54 @@ def _turn(
     return turn
 
 
-def _replayed(item: dict[str, Any], reasoning: str | None) -> dict[str, Any]:
+def _replayed(
+    item: dict[str, Any], reasoning: str | None, index: int, ids: CallIds
+) -> dict[str, Any] | None:
     """A kept message as a request's assistant turn: what the API takes as input.
 
     ``content`` goes back as it came, ``null`` included, unless calls stand
-    without it.
+    without it. A call cut off at the token limit is left out (see
+    :func:`_replayed_calls`); a turn left with nothing to say is ``None``.
     """
     turn = {key: item[key] for key in _INPUT_KEYS if item.get(key) is not None}
-    turn["role"] = "assistant"
-    if "content" not in turn and "tool_calls" not in turn:
-        turn["content"] = None
+    calls = turn.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        calls = turn["tool_calls"] = _replayed_calls(index, calls, ids)
+        if not calls:
+            del turn["tool_calls"]
+            said = turn.get("content") or turn.get("refusal") or item.get("audio")
+            if not said and "function_call" not in turn:
+                return None  # it held only a cut call
     audio = item.get("audio")
     if isinstance(audio, dict) and "id" in audio:
         turn["audio"] = {"id": audio["id"]}
+    turn["role"] = "assistant"
+    if "content" not in turn and "tool_calls" not in turn:
+        turn["content"] = None
     if reasoning is not None:
         said = next((item[key] for key in _REASONING_KEYS if isinstance(item.get(key), str)), None)
         if said:
             turn[reasoning] = said
     return turn
+
+
+def _runnable(call: dict[str, Any]) -> bool:
+    """Whether a kept call is one a backend could run: not one cut off at the token limit.
+
+    A function call whose argument text is not a whole JSON object never
+    completed: a reader keeps it only in the item, never as a ``ToolCall``.
+    """
+    if call.get("type", "function") != "function":
+        return True
+    function = call.get("function")
+    text = function.get("arguments") if isinstance(function, dict) else None
+    if not isinstance(text, str):
+        return False
+    try:
+        parse_arguments(text)
+    except ValueError:
+        return False
+    return True
 
 
 class _Kept:
@@ -228,7 +259,11 @@ class _Kept:
         raw_calls = item.get("tool_calls")
         self.calls: list[tuple[str | None, str]] = []
         for call in raw_calls if isinstance(raw_calls, list) else ():
-            if isinstance(call, dict) and call.get("type", "function") == "function":
+            if (
+                isinstance(call, dict)
+                and call.get("type", "function") == "function"
+                and _runnable(call)
+            ):
                 call_id = call.get("id")
                 self.calls.append((call_id if isinstance(call_id, str) else None, _call_name(call)))
 
@@ -245,7 +280,10 @@ class _Kept:
 def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
     """A kept message's calls, each with an id the API takes, entered in ``ids``.
 
-    A call that came with an id goes back with it. One that came without
+    A call cut off at the token limit is left out: no result will answer
+    it, every provider refuses a call without its result, and some
+    servers refuse argument text that is not JSON. A call that came with an
+    id goes back with it. One that came without
     (some compatible servers send none, or an empty one) gets a fresh id,
     and a result answers it as it answers its ``ToolCall``: by
     :func:`~convtypes.positional_call_id` of its place, or by the empty id.
@@ -255,6 +293,8 @@ def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
     for call in kept:
         if not isinstance(call, dict):
             out.append(call)
+            continue
+        if not _runnable(call):
             continue
         call_id = call.get("id")
         name = _call_name(call)
@@ -338,10 +378,9 @@ def to_request(
                 if not isinstance(item, dict):
                     continue
                 ids.assistant()
-                turn = _replayed(item, reasoning)
-                if isinstance(turn.get("tool_calls"), list):
-                    turn["tool_calls"] = _replayed_calls(index, turn["tool_calls"], ids)
-                out.append(turn)
+                turn = _replayed(item, reasoning, index, ids)
+                if turn is not None:
+                    out.append(turn)
                 kept = _Kept(item)
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
