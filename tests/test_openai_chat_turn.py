@@ -160,7 +160,7 @@ SCHEMAS = {
 
 
 @pytest.mark.parametrize("choice", ["auto", "none", "required", "forecast"])
-def test_tools_go_as_function_tools_with_their_schema_unchanged(choice: str) -> None:
+def test_tools_go_as_function_tools_with_their_object_schema_unchanged(choice: str) -> None:
     tools = [
         ToolSpec(name="forecast", description="Weather ahead.", parameters=SCHEMAS["nested"]),
         ToolSpec(name="tree", parameters=SCHEMAS["recursive"]),
@@ -185,6 +185,27 @@ def test_tools_go_as_function_tools_with_their_schema_unchanged(choice: str) -> 
     if choice == "forecast":
         expected_choice = {"type": "function", "function": {"name": "forecast"}}
     assert fields["tool_choice"] == expected_choice
+
+
+def test_the_root_of_a_schema_is_made_an_object_as_openai_requires() -> None:
+    # OpenAI refuses parameters whose root is not typed "object" (a pydantic
+    # recursive model's root is a $ref); the Responses dialect does the same.
+    from convtypes.dialects import openai_responses
+
+    tree = SCHEMAS["recursive"]
+    untyped = {"properties": {"city": {"type": "string"}}}
+    specs = [ToolSpec(name="tree", parameters=tree), ToolSpec(name="city", parameters=untyped)]
+    fields = openai_chat.tools_to_request(specs)
+    _validate_with_tools(fields)
+    parameters = [tool["function"]["parameters"] for tool in fields["tools"]]
+    assert parameters[0] == {**tree["$defs"]["Tree"], "$defs": tree["$defs"]}
+    assert parameters[1] == {"type": "object", **untyped}
+    responses = openai_responses.tools_to_request(specs)["tools"]
+    assert [tool["parameters"] for tool in responses] == parameters
+    for schema, path in (({"type": "array"}, "/type"), ({"$ref": "#/$defs/No"}, "/$ref")):
+        with pytest.raises(ToolSchemaError, match="tool 'rows': ") as caught:
+            openai_chat.tools_to_request([ToolSpec(name="rows", parameters=schema)])
+        assert (caught.value.tool, caught.value.path) == ("rows", path)
 
 
 def test_no_tools_adds_no_fields() -> None:

@@ -85,7 +85,7 @@ from ._reply import (
 )
 from ._send import data_url, tool_result_text
 from ._stream import StreamReader
-from ._tools import ToolSpec, checked_tools
+from ._tools import ToolSpec, checked_tools, object_parameters
 
 __all__ = [
     "PROTOCOL",
@@ -401,11 +401,14 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
 
     Each tool goes as a ``function`` tool with its JSON Schema as
-    ``parameters``, unchanged (Chat Completions reads JSON Schema as it is).
-    ``choice`` is ``"auto"``, ``"none"``, ``"required"`` or a tool's name.
-    With no tools the result is ``{}``: the API refuses a ``tool_choice``
-    without tools. Raises :class:`~convtypes.dialects.ToolSchemaError` for a
-    name the API refuses, a name given twice, or a choice that names no tool.
+    ``parameters``, with an object at its root as the API requires (see
+    :func:`~convtypes.dialects.openai_responses.tools_to_request`; Chat
+    Completions reads the rest of JSON Schema as it is). ``choice`` is
+    ``"auto"``, ``"none"``, ``"required"`` or a tool's name. With no tools
+    the result is ``{}``: the API refuses a ``tool_choice`` without tools.
+    Raises :class:`~convtypes.dialects.ToolSchemaError` for a name the API
+    refuses, a name given twice, a choice that names no tool, or a schema
+    whose root is not an object.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
@@ -415,7 +418,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         function: dict[str, Any] = {"name": spec.name}
         if spec.description:
             function["description"] = spec.description
-        function["parameters"] = spec.parameters
+        function["parameters"] = object_parameters(spec, DIALECT)
         out.append({"type": "function", "function": function})
     tool_choice: Any = (
         choice if chosen is None else {"type": "function", "function": {"name": chosen}}
