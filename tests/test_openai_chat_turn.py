@@ -853,6 +853,31 @@ def test_kept_calls_without_ids_go_back_with_ids_and_once() -> None:
     assert item_calls == _id_less_calls(" ")["tool_calls"]
 
 
+def test_kept_calls_of_two_turns_with_one_id_go_back_with_distinct_ids() -> None:
+    # Some compatible servers number each turn's calls from 0.
+    def kept_turn(question: str, city: str) -> list[ct.Message]:
+        call = {
+            "id": "0",
+            "type": "function",
+            "function": {"name": "weather", "arguments": f'{{"city": "{city}"}}'},
+        }
+        reply = openai_chat.from_response(
+            completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls")
+        )
+        assert isinstance(reply[0], ct.ProviderOutputItemsMessage)  # the spacing keeps it
+        return [
+            ct.UserMessage(content=question),
+            *reply,
+            ct.ToolResultMessage(tool_use_id="0", content=f"Rain in {city}"),
+        ]
+
+    body = openai_chat.to_request([*kept_turn("Oslo?", "Oslo"), *kept_turn("Bergen?", "Bergen")])
+    validate_openai_chat(body)
+    calls = [m["tool_calls"][0]["id"] for m in body["messages"] if "tool_calls" in m]
+    results = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    assert calls == results == ["0", "call_5_0"]
+
+
 def test_other_dialects_drop_chat_items() -> None:
     from convtypes.dialects import anthropic, openai_responses
 

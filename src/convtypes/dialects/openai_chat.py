@@ -283,10 +283,12 @@ def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
     A call cut off at the token limit is left out: no result will answer
     it, every provider refuses a call without its result, and some
     servers refuse argument text that is not JSON. A call that came with an
-    id goes back with it. One that came without
-    (some compatible servers send none, or an empty one) gets a fresh id,
-    and a result answers it as it answers its ``ToolCall``: by
-    :func:`~convtypes.positional_call_id` of its place, or by the empty id.
+    id goes back with it, unless an earlier call of the request has it
+    already (a server that numbers each turn's calls from ``0``). Such a
+    call, and one that came without an id (some compatible servers send
+    none, or an empty one), gets a fresh id, and a result answers it as it
+    answers its ``ToolCall``: by the id it came with, or by
+    :func:`~convtypes.positional_call_id` of its place.
     """
     out: list[Any] = []
     position = 0
@@ -298,9 +300,9 @@ def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
             continue
         call_id = call.get("id")
         name = _call_name(call)
-        if isinstance(call_id, str) and call_id:
+        if isinstance(call_id, str) and ids.free(call_id):
             ids.carried(index, call_id, call_id, name)
-        elif call.get("type", "function") == "function":
+        elif isinstance(call_id, str) or call.get("type", "function") == "function":
             key = call_id if isinstance(call_id, str) else positional_call_id(position)
             fresh = ids.fresh(index, position, key, name)
             call = {"id": fresh, **{k: v for k, v in call.items() if k != "id"}}
