@@ -552,6 +552,32 @@ def test_a_malformed_response_names_what_is_wrong(
         read(response)
 
 
+# The error bodies the providers send, over HTTP or as the last line of a
+# stream that fails part-way (vLLM, OpenRouter, Gemini's streamGenerateContent).
+ERROR_BODIES = [
+    (
+        anthropic,
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    ),
+    (openai_chat, {"error": {"message": "Request timed out", "type": "server_error"}}),
+    (openai_responses, {"error": {"message": "Request timed out", "type": "server_error"}}),
+    (gemini, {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}),
+    (ollama, {"error": "model requires more system memory"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "body"), ERROR_BODIES, ids=[m.__name__.rsplit(".")[-1] for m, _ in ERROR_BODIES]
+)
+def test_an_error_body_says_the_providers_words(module: Any, body: dict[str, Any]) -> None:
+    words = "Overloaded|timed out|system memory"
+    with pytest.raises(ResponseError, match=f"reported an error: .*({words})"):
+        module.from_response(body)
+    accumulator = module.Accumulator()
+    with pytest.raises(StreamError, match=f"^(chunk|event) 0.*reported an error: .*({words})"):
+        accumulator.feed(body)
+
+
 def test_response_and_stream_errors_are_dialect_errors() -> None:
     assert issubclass(ResponseError, DialectError) and issubclass(StreamError, DialectError)
 

@@ -112,6 +112,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -631,6 +632,9 @@ def read_reply(response: object) -> Reply:
     """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
+        error = reported_error(data, "content")
+        if error is not None:
+            raise ResponseError(error)
         content = field(data, "content", list, "the response")
         reason = data.get("stop_reason")
         cut = isinstance(reason, str) and reason in _CUT

@@ -131,6 +131,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -613,6 +614,9 @@ class _Chunk:
             data = dump(exclude_none=True, exclude=_SDK_ONLY)
             if not isinstance(data, dict):
                 raise ResponseError(f"{what} did not dump to a JSON object")
+        error = reported_error(data, "candidates")
+        if error is not None:
+            raise ResponseError(f"{what}: {error}")
         candidate = _first(data.get("candidates"), what)
         self.candidate = candidate
         self.parts: list[dict[str, Any]] | None = None

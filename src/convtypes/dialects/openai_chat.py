@@ -64,6 +64,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -601,6 +602,9 @@ def read_reply(response: object) -> Reply:
     """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
+        error = reported_error(data, "choices")
+        if error is not None:
+            raise ResponseError(error)
         choice = _first_choice(data)
         reason = choice.get("finish_reason")
         message = field(choice, "message", dict, "choices[0]")
@@ -769,7 +773,8 @@ class Accumulator(StreamReader):
 
         choices = data.get("choices")
         if not isinstance(choices, list):
-            raise fail("has no choices list")
+            error = reported_error(data, "choices")  # a server that fails part-way
+            raise fail(error if error is not None else "has no choices list")
         if not self._facts:
             self._facts = {"id": data.get("id"), "model": data.get("model")}
         usage = data.get("usage")

@@ -93,6 +93,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -574,6 +575,9 @@ def read_reply(response: object) -> Reply:
     """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
+        error = reported_error(data, "output")
+        if error is not None:
+            raise ResponseError(error)
         _check_not_failed(data)
         status = data.get("status")
         output = field(data, "output", list, "the response")
@@ -729,7 +733,8 @@ class Accumulator(StreamReader):
                 data = plain(event, "an event")
                 kind = data.get("type")
         if not isinstance(kind, str):
-            raise self._fail(number, event, kind, "has no type")
+            error = reported_error(_whole(event, data), "type")  # an error body, bare
+            raise self._fail(number, event, kind, error if error is not None else "has no type")
         if self._finished:
             raise self._fail(number, event, kind, "came after the response completed")
         text_delta = _TEXT_DELTAS.get(kind)
