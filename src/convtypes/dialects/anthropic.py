@@ -133,7 +133,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import tool_result_text
+from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
 
@@ -313,7 +313,7 @@ def to_request(
     them before changing them in place.
     """
     check_unsupported(unsupported)
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
     turns: list[dict[str, Any]] = []

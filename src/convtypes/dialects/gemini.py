@@ -152,7 +152,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import tool_result_text
+from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSpec, checked_tools
 
@@ -342,7 +342,7 @@ def to_request(
     shared with the transcript, not copied.
     """
     check_unsupported(unsupported)
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, any_id, DIALECT)
     system: list[str] = []
     contents: list[dict[str, Any]] = []

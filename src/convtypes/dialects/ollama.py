@@ -107,7 +107,7 @@ from ._reply import (
     ToolCallStart,
     Usage,
 )
-from ._send import tool_result_text
+from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSchemaError, ToolSpec, checked_tools
 
@@ -248,7 +248,7 @@ def to_request(
     check_unsupported(unsupported)
     if type(thinking) is not bool:
         raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None

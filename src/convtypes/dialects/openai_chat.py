@@ -84,7 +84,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import data_url, tool_result_text
+from ._send import data_url, tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSpec, checked_tools, object_parameters
 
@@ -335,7 +335,7 @@ def to_request(
         raise ValueError(
             f'reasoning= must be None, "reasoning_content" or "reasoning", not {reasoning!r:.80}'
         )
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None

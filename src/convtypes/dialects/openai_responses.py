@@ -113,7 +113,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import data_url, tool_result_text
+from ._send import data_url, tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSpec, checked_tools, object_parameters
 
@@ -309,7 +309,7 @@ def to_request(
     them before changing them in place.
     """
     check_unsupported(unsupported)
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     carried_text: str | None = None
