@@ -1160,6 +1160,29 @@ def test_helper_events_are_not_dumped_where_only_their_type_counts() -> None:
     assert target.result() == anthropic.from_response(reply)
 
 
+def test_event_and_delta_types_newer_than_this_version_pass() -> None:
+    # Anthropic may add event and delta types, and asks clients to let them
+    # pass; the SDK skips them. A known delta on the wrong block still fails.
+    reply = reply_of(
+        [{"type": "text", "text": "Low tide at noon."}, client_call()], stop="tool_use"
+    )
+    events: list[Any] = stream_of(reply)
+    text_delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "glint_delta"}}
+    newer: list[Any] = [
+        {"type": "stream_notice", "detail": "before the message"},
+        events[0],
+        {"type": "message_annotation", "index": 7},
+        *events[1:3],
+        text_delta,
+        _Snapshot("content_block_annotation", 0),  # read by type alone, never dumped
+        *events[3:],
+    ]
+    target, deltas = feed_all(newer)
+    plain, plain_deltas = feed_all(events)
+    assert deltas == plain_deltas
+    assert target.reply() == plain.reply() == anthropic.read_reply(reply)
+
+
 # === requests ==========================================================================
 
 

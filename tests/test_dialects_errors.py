@@ -18,6 +18,7 @@ from convtypes.dialects import (
     UnsupportedContent,
     anthropic,
     gemini,
+    ollama,
     openai_chat,
     openai_responses,
 )
@@ -166,6 +167,32 @@ def test_something_that_is_not_a_message_is_refused(module: ModuleType) -> None:
     with pytest.raises(DialectError, match="message 1: not a convtypes message") as err:
         module.to_request([ct.UserMessage(content="q"), {"role": "user", "content": "x"}])
     assert err.value.index == 1
+
+
+@pytest.mark.parametrize("module", [*ALL, ollama], ids=[*IDS, "ollama"])
+@pytest.mark.parametrize(
+    "given",
+    [
+        ct.UserMessage(content="one message alone"),
+        b'[{"role":"user","content":"q"}]',
+        '[{"role":"user","content":"q"}]',
+        {"role": "user", "content": "q"},
+        None,
+    ],
+    ids=["message", "bytes", "str", "dict", "none"],
+)
+def test_what_is_no_transcript_is_a_type_error_naming_it(module: ModuleType, given: Any) -> None:
+    # As check_conversation says it: text and bytes are iterable, but yield no messages.
+    pattern = rf"^to_request takes an iterable of messages .*got {type(given).__name__}$"
+    with pytest.raises(TypeError, match=pattern):
+        module.to_request(given)
+
+
+def test_chat_template_messages_say_the_same() -> None:
+    from convtypes.dialects import chat_template
+
+    with pytest.raises(TypeError, match=r"^to_messages takes an iterable of messages .*got str$"):
+        chat_template.to_messages("hello")  # type: ignore[arg-type]
 
 
 def test_anthropic_needs_a_user_turn_first() -> None:

@@ -86,10 +86,10 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         3,
     ),
     (
-        "a-unknown-event",
+        "a-stop-never-started",
         anthropic.Accumulator,
-        [START, TEXT_BLOCK, {"type": "content_block_wobble", "index": 0}],
-        r"\(content_block_wobble\): is not an event",
+        [START, TEXT_BLOCK, {"type": "content_block_stop", "index": 4}],
+        r"event 2 \(content_block_stop\): names content block 4, which was never started",
         2,
     ),
     (
@@ -127,10 +127,10 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         0,
     ),
     (
-        "c-no-delta",
+        "c-delta-not-object",
         openai_chat.Accumulator,
-        [{"choices": [{"index": 0}]}],
-        "the choice has no delta",
+        [{"choices": [{"index": 0, "delta": 3}]}],
+        "chunk 0: the choice's delta is not an object: 3",
         0,
     ),
     (
@@ -550,6 +550,32 @@ def test_a_malformed_response_names_what_is_wrong(
 ) -> None:
     with pytest.raises(ResponseError, match=pattern):
         read(response)
+
+
+# The error bodies the providers send, over HTTP or as the last line of a
+# stream that fails part-way (vLLM, OpenRouter, Gemini's streamGenerateContent).
+ERROR_BODIES = [
+    (
+        anthropic,
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    ),
+    (openai_chat, {"error": {"message": "Request timed out", "type": "server_error"}}),
+    (openai_responses, {"error": {"message": "Request timed out", "type": "server_error"}}),
+    (gemini, {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}),
+    (ollama, {"error": "model requires more system memory"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "body"), ERROR_BODIES, ids=[m.__name__.rsplit(".")[-1] for m, _ in ERROR_BODIES]
+)
+def test_an_error_body_says_the_providers_words(module: Any, body: dict[str, Any]) -> None:
+    words = "Overloaded|timed out|system memory"
+    with pytest.raises(ResponseError, match=f"reported an error: .*({words})"):
+        module.from_response(body)
+    accumulator = module.Accumulator()
+    with pytest.raises(StreamError, match=f"^(chunk|event) 0.*reported an error: .*({words})"):
+        accumulator.feed(body)
 
 
 def test_response_and_stream_errors_are_dialect_errors() -> None:

@@ -879,7 +879,7 @@ def test_chat_stream_errors_name_the_chunk() -> None:
     # A call delta for an index that never started.
     orphan = json.loads(json.dumps(chunks))
     orphan[start + 1]["choices"][0]["delta"]["tool_calls"][0]["index"] = 5
-    with pytest.raises(StreamError, match=f"chunk {start + 1}: tool call 5 starts without an id"):
+    with pytest.raises(StreamError, match=f"chunk {start + 1}: tool call 5 starts without a name"):
         _accumulate(openai_chat.Accumulator(), orphan)
     # Arguments that never complete.
     broken = json.loads(json.dumps(chunks))

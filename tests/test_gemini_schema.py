@@ -296,6 +296,12 @@ def test_a_tool_without_arguments_has_no_parameters() -> None:
     assert declared({"type": "object", "properties": {}}) is None
     assert declared({"type": "object"}) is None
     assert declared({"type": "object", "additionalProperties": False}) is None
+    # A root with no type is an object, as a tool's arguments always are and
+    # as the other dialects read it; so {} is a tool without arguments.
+    assert declared({}) is None
+    untyped = {"properties": {"city": {"type": "string"}}, "required": ["city"]}
+    assert declared(untyped) == declared({"type": "object", **untyped}) is not None
+    assert "one object" in str(refused({"anyOf": [{"type": "string"}, {"type": "integer"}]}))
     # A map of free keys at the top is no "no arguments".
     assert refused({"type": "object", "additionalProperties": True}).path == "/additionalProperties"
 

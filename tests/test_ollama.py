@@ -976,7 +976,7 @@ def test_a_package_response_object_reads_as_its_json() -> None:
         ({"message": {}, "done_reason": 1}, "the response: 'done_reason' should be str"),
         ({"message": {}, "done": "yes"}, "'done' should be true or false"),
         ({"message": {}, "done": False}, r"a chunk of a stream \('done' is false\)"),
-        ({"error": "model 'x' not found"}, "the response is an error: model 'x' not found"),
+        ({"error": "model 'x' not found"}, "the provider reported an error: model 'x' not found"),
         ([], "expected the response as a dict or an SDK object, got list"),
     ],
 )
@@ -1186,7 +1186,7 @@ _STREAM_ERRORS: list[tuple[str, list[Any], str, int]] = [
     (
         "error",
         [{"error": "out of memory"}],
-        "chunk 0: the server reported an error: out of memory",
+        "chunk 0: the provider reported an error: out of memory",
         0,
     ),
     ("done-text", [{"done": "true"}], "chunk 0: 'done' is not true or false: 'true'", 0),

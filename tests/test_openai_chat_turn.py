@@ -30,6 +30,7 @@ from convtypes.dialects import (
     ToolCallStart,
     ToolSchemaError,
     ToolSpec,
+    UnmatchedResult,
     Usage,
     openai_chat,
 )
@@ -159,7 +160,7 @@ SCHEMAS = {
 
 
 @pytest.mark.parametrize("choice", ["auto", "none", "required", "forecast"])
-def test_tools_go_as_function_tools_with_their_schema_unchanged(choice: str) -> None:
+def test_tools_go_as_function_tools_with_their_object_schema_unchanged(choice: str) -> None:
     tools = [
         ToolSpec(name="forecast", description="Weather ahead.", parameters=SCHEMAS["nested"]),
         ToolSpec(name="tree", parameters=SCHEMAS["recursive"]),
@@ -184,6 +185,27 @@ def test_tools_go_as_function_tools_with_their_schema_unchanged(choice: str) -> 
     if choice == "forecast":
         expected_choice = {"type": "function", "function": {"name": "forecast"}}
     assert fields["tool_choice"] == expected_choice
+
+
+def test_the_root_of_a_schema_is_made_an_object_as_openai_requires() -> None:
+    # OpenAI refuses parameters whose root is not typed "object" (a pydantic
+    # recursive model's root is a $ref); the Responses dialect does the same.
+    from convtypes.dialects import openai_responses
+
+    tree = SCHEMAS["recursive"]
+    untyped = {"properties": {"city": {"type": "string"}}}
+    specs = [ToolSpec(name="tree", parameters=tree), ToolSpec(name="city", parameters=untyped)]
+    fields = openai_chat.tools_to_request(specs)
+    _validate_with_tools(fields)
+    parameters = [tool["function"]["parameters"] for tool in fields["tools"]]
+    assert parameters[0] == {**tree["$defs"]["Tree"], "$defs": tree["$defs"]}
+    assert parameters[1] == {"type": "object", **untyped}
+    responses = openai_responses.tools_to_request(specs)["tools"]
+    assert [tool["parameters"] for tool in responses] == parameters
+    for schema, path in (({"type": "array"}, "/type"), ({"$ref": "#/$defs/No"}, "/$ref")):
+        with pytest.raises(ToolSchemaError, match="tool 'rows': ") as caught:
+            openai_chat.tools_to_request([ToolSpec(name="rows", parameters=schema)])
+        assert (caught.value.tool, caught.value.path) == ("rows", path)
 
 
 def test_no_tools_adds_no_fields() -> None:
@@ -364,6 +386,40 @@ def test_the_stream_reply_equals_the_reply_of_the_whole_completion() -> None:
     assert reply.messages == accumulator.result() == accumulator.partial()
 
 
+def _filter_note(offset: int) -> dict[str, Any]:
+    """A choice as Azure OpenAI's asynchronous content filter sends it: no delta at all."""
+    safe = {"filtered": False, "severity": "safe"}
+    return {
+        "index": 0,
+        "finish_reason": None,
+        "content_filter_results": {"hate": safe, "violence": safe},
+        "content_filter_offsets": {"check_offset": 0, "start_offset": 0, "end_offset": offset},
+    }
+
+
+def test_annotations_without_a_delta_add_nothing_before_or_after_the_finish() -> None:
+    plain = two_calls_stream()
+    noted = [
+        {**chunk({}), "choices": [], "prompt_filter_results": [{"prompt_index": 0}]},
+        *plain[:3],
+        {**chunk({}), "choices": [_filter_note(14)]},
+        *plain[3:-1],
+        {**chunk({}), "choices": [_filter_note(30)]},
+        chunk({"content": ""}, "tool_calls"),  # the finish said again, with nothing new
+        plain[-1],
+    ]
+    accumulator = openai_chat.Accumulator()
+    reference = openai_chat.Accumulator()
+    assert feed_all(accumulator, noted) == feed_all(reference, plain)
+    assert accumulator.reply() == reference.reply()
+    # Text after the finish, or another finish, is still refused.
+    for late in (chunk({"content": "more"}), chunk({}, "length")):
+        again = openai_chat.Accumulator()
+        feed_all(again, plain)
+        with pytest.raises(StreamError, match="more of the first choice after its finish_reason"):
+            again.feed(late)
+
+
 def test_partial_keeps_text_so_far_and_only_whole_calls() -> None:
     events = two_calls_stream()
     accumulator = openai_chat.Accumulator()
@@ -449,6 +505,48 @@ def test_a_stream_cut_at_the_token_limit_in_a_call_keeps_the_call_out_of_the_tur
         {"prompt_tokens": 5, "completion_tokens": 9},
     )
     assert openai_chat.read_reply(whole) == reply
+
+
+_CUT_CALL: dict[str, Any] = {
+    "id": "call_b",
+    "type": "function",
+    "function": {"name": "time", "arguments": '{"tz": "CE'},
+}
+
+
+def test_a_cut_call_is_not_sent_back_and_needs_no_result() -> None:
+    whole_call = {
+        "id": "call_a",
+        "type": "function",
+        "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+    }
+    message = {"role": "assistant", "content": "Checking.", "tool_calls": [whole_call, _CUT_CALL]}
+    reply = openai_chat.read_reply(completion(message, "length"))
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="Weather and time?"),
+        *reply.messages,
+        ct.ToolResultMessage(tool_use_id="call_a", content="Rain"),
+        ct.UserMessage(content="Go on."),  # the cut call needs no result
+    ]
+    body = openai_chat.to_request(transcript)
+    validate_openai_chat(body)
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": "Checking.",
+        "tool_calls": [whole_call],
+    }
+    # Answering the cut call is answering nothing.
+    transcript.insert(4, ct.ToolResultMessage(tool_use_id="call_b", content="cut off"))
+    with pytest.raises(UnmatchedResult, match="tool result 'call_b' answers no call"):
+        openai_chat.to_request(transcript)
+    # A reply that held nothing but a cut call sends no assistant turn at all.
+    only_cut = {"role": "assistant", "content": None, "tool_calls": [_CUT_CALL]}
+    messages = openai_chat.from_response(completion(only_cut, "length"))
+    assert messages[-1] == ct.AssistantMessage()
+    body = openai_chat.to_request(
+        [ct.UserMessage(content="Time?"), *messages, ct.UserMessage(content="Shorter.")]
+    )
+    assert [turn["role"] for turn in body["messages"]] == ["user", "user"]
 
 
 def test_a_refusal_streams_as_text_and_stops_as_a_refusal() -> None:
@@ -665,6 +763,119 @@ def test_an_edited_turn_after_kept_items_sends_only_what_they_lack() -> None:
         },
         {"role": "tool", "tool_call_id": "c9", "content": "ok"},
     ]
+
+
+def _id_less_calls(spacing: str) -> dict[str, Any]:
+    """A message whose calls carry no id, as some compatible servers (sglang, llama.cpp) send."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"type": "function", "function": {"name": "weather", "arguments": '{"city":"Oslo"}'}},
+            {
+                "type": "function",
+                "function": {"name": "weather", "arguments": f'{{"city":{spacing}"Bergen"}}'},
+            },
+        ],
+    }
+
+
+def test_calls_without_ids_are_read_and_answered_by_position() -> None:
+    reply = openai_chat.read_reply(completion(_id_less_calls(""), "tool_calls"))
+    assert reply.stop_reason == "tool_use"
+    assert reply.messages == [
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(name="weather", arguments={"city": "Oslo"}),
+                ct.ToolCall(name="weather", arguments={"city": "Bergen"}),
+            )
+        )
+    ]
+    # Streamed: the second call's first delta has no id (sglang's index > 0).
+    events = [
+        chunk({"role": "assistant", "content": None}),
+        chunk({"tool_calls": [{"index": 0, "type": "function", "function": {"name": "weather"}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city":"Oslo"}'}}]}),
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 1, "id": None, "function": {"name": "weather", "arguments": "{"}}
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 1, "function": {"arguments": '"city":"Bergen"}'}}]}),
+        chunk({}, "tool_calls"),
+    ]
+    accumulator = openai_chat.Accumulator()
+    starts = [d for d in feed_all(accumulator, events) if isinstance(d, ToolCallStart)]
+    assert starts == [ToolCallStart(0, None, "weather"), ToolCallStart(1, None, "weather")]
+    assert accumulator.reply() == reply
+    answered: list[ct.Message] = [
+        ct.UserMessage(content="Oslo and Bergen?"),
+        *reply.messages,
+        ct.ToolResultMessage(tool_use_id=ct.positional_call_id(1), content="Sun"),
+        ct.ToolResultMessage(tool_use_id=ct.positional_call_id(0), content="Rain"),
+        ct.UserMessage(content="Thanks."),
+    ]
+    body = openai_chat.to_request(answered)
+    validate_openai_chat(body)
+    sent_ids = [call["id"] for call in body["messages"][1]["tool_calls"]]
+    assert sent_ids == ["call_1_0", "call_1_1"]
+    assert [(m["tool_call_id"], m["content"]) for m in body["messages"][2:4]] == [
+        ("call_1_1", "Sun"),
+        ("call_1_0", "Rain"),
+    ]
+
+
+def test_kept_calls_without_ids_go_back_with_ids_and_once() -> None:
+    # Spaced argument text keeps the message as an item; its calls still need ids.
+    kept, assistant = openai_chat.from_response(completion(_id_less_calls(" "), "tool_calls"))
+    assert isinstance(kept, ct.ProviderOutputItemsMessage)
+    assert isinstance(assistant, ct.AssistantMessage)
+    assert [call.id for call in assistant.tool_calls] == [None, None]
+    turns = _replay(
+        [
+            kept,
+            assistant,
+            ct.ToolResultMessage(tool_use_id="call_0", content="Rain"),
+            ct.ToolResultMessage(tool_use_id="call_1", content="Sun"),
+        ]
+    )
+    sent = turns[0]["tool_calls"]
+    assert [call["function"] for call in sent] == [
+        call["function"] for call in _id_less_calls(" ")["tool_calls"]
+    ]
+    assert [call["id"] for call in sent] == ["call_1_0", "call_1_1"]
+    assert [turn["role"] for turn in turns] == ["assistant", "tool", "tool"]  # sent once
+    assert [turn["tool_call_id"] for turn in turns[1:]] == ["call_1_0", "call_1_1"]
+    # The transcript's item is left as it came, without ids.
+    item_calls = kept.items[0]["tool_calls"]  # type: ignore[index,call-overload]
+    assert item_calls == _id_less_calls(" ")["tool_calls"]
+
+
+def test_kept_calls_of_two_turns_with_one_id_go_back_with_distinct_ids() -> None:
+    # Some compatible servers number each turn's calls from 0.
+    def kept_turn(question: str, city: str) -> list[ct.Message]:
+        call = {
+            "id": "0",
+            "type": "function",
+            "function": {"name": "weather", "arguments": f'{{"city": "{city}"}}'},
+        }
+        reply = openai_chat.from_response(
+            completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls")
+        )
+        assert isinstance(reply[0], ct.ProviderOutputItemsMessage)  # the spacing keeps it
+        return [
+            ct.UserMessage(content=question),
+            *reply,
+            ct.ToolResultMessage(tool_use_id="0", content=f"Rain in {city}"),
+        ]
+
+    body = openai_chat.to_request([*kept_turn("Oslo?", "Oslo"), *kept_turn("Bergen?", "Bergen")])
+    validate_openai_chat(body)
+    calls = [m["tool_calls"][0]["id"] for m in body["messages"] if "tool_calls" in m]
+    results = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    assert calls == results == ["0", "call_5_0"]
 
 
 def test_other_dialects_drop_chat_items() -> None:

@@ -9,7 +9,7 @@ helpers at the end word the refusals so every dialect says them alike.
 from __future__ import annotations
 
 import reprlib
-from typing import Final, Literal, NoReturn
+from typing import Any, Final, Literal, NoReturn
 
 from .._unknown import UnknownBlock, UnknownMessage
 
@@ -151,6 +151,19 @@ def _why(err: BaseException) -> str:
     if isinstance(err, RecursionError):
         return "it nests too deeply to read"
     return f"it is malformed ({type(err).__name__}: {short(str(err), 160)})"
+
+
+def reported_error(data: dict[str, Any], expected: str) -> str | None:
+    """What a provider's error body says, when ``data`` is one in place of a reply.
+
+    A body with a non-null ``error`` and without the ``expected`` field of a
+    reply is an error: an HTTP error body handed to a reader, or what a
+    server streams when it fails part-way. ``None`` for anything else.
+    """
+    error = data.get("error")
+    if error is None or expected in data:
+        return None
+    return f"the provider reported an error: {short(error, 200)}"
 
 
 def raise_response_failure(err: BaseException) -> NoReturn:

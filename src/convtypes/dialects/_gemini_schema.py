@@ -167,8 +167,16 @@ def parameters(schema: dict[str, Any], tool: str) -> dict[str, Any] | None:
 
     Raises :class:`ToolSchemaError` (with ``tool`` and ``path``) for a schema
     that cannot be said in Gemini's subset without accepting other values.
+    A root with no ``type`` and nothing that could give it one is an object,
+    as a tool's arguments always are (the other dialects read it so too).
     """
+    if "type" not in schema and not schema.keys() & _TYPING_KEYWORDS:
+        schema = {"type": "object", **schema}
     return _Translator(schema, tool).top()
+
+
+# What may give a schema its type when ``type`` itself is absent.
+_TYPING_KEYWORDS: Final = frozenset({"$ref", "allOf", "anyOf", "oneOf", "enum", "const"})
 
 
 class _Translator:

@@ -131,6 +131,17 @@ class CallIds:
         self._enter(index, key, out, call.name, send_id)
         return out
 
+    def free(self, call_id: str) -> bool:
+        """Whether ``call_id`` is not empty and no call of the request has it yet."""
+        return bool(call_id) and call_id not in self._used
+
+    def fresh(self, index: int, position: int, key: str, name: str) -> str:
+        """A new id for a carried call that came without a usable one, answered by ``key``."""
+        out = self._fresh(index, position)
+        self._used.add(out)
+        self._enter(index, key, out, name, True)
+        return out
+
     def carried(self, index: int, key: str, out_id: str, name: str, send_id: bool = True) -> None:
         """A call that provider items (message ``index``) carry verbatim, with their id."""
         self._used.add(out_id)

@@ -1,6 +1,9 @@
-"""What every request builder shares: fenced tool results and inline data."""
+"""What every request builder shares: the transcript taken, fenced tool results, inline data."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
 
 from .._fence import fence_external
 from .._messages import ToolResultMessage
@@ -19,3 +22,22 @@ def tool_result_text(message: ToolResultMessage, fence: bool) -> str:
 
 def data_url(media_type: str, data: str) -> str:
     return f"data:{media_type};base64,{data}"
+
+
+def transcript_of(messages: object, caller: str) -> list[Any]:
+    """``messages`` as a list, or ``TypeError`` if it is no iterable of messages.
+
+    Text, bytes and a mapping are iterable, but what they yield is no
+    message (a JSON transcript's bytes would be read as numbers), and one
+    message on its own is not a transcript: each is refused here, naming
+    what was given, as ``check_conversation`` refuses them.
+    """
+    if isinstance(messages, list):
+        return messages
+    if isinstance(messages, (str, bytes, bytearray, memoryview, dict)) or not isinstance(
+        messages, Iterable
+    ):
+        raise TypeError(
+            f"{caller} takes an iterable of messages (a list, say), got {type(messages).__name__}"
+        )
+    return list(messages)

@@ -57,7 +57,7 @@ from ._errors import (
     unsupported_block,
 )
 from ._ids import CallIds, _explicit_ids, safe_id
-from ._send import data_url, tool_result_text
+from ._send import data_url, tool_result_text, transcript_of
 
 DIALECT: Final = "the chat-template dialect"
 
@@ -187,7 +187,7 @@ def to_messages(
     check_unsupported(unsupported)
     if type(ids) is not str or ids not in ID_STYLES:
         raise ValueError(f'ids= must be "default" or "alnum9", not {ids!r:.80}')
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_messages")
     calls: CallIds
     if ids == "alnum9":
         calls = _Alnum9Ids(transcript, _usable_alnum9, DIALECT)

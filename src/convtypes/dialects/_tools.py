@@ -16,7 +16,7 @@ from msgspec import Struct, field
 
 from .._errors import MAX_DEPTH, WireError
 from .._jsonvalue import check_json
-from ._errors import DialectError
+from ._errors import DialectError, short
 
 __all__ = ["ToolChoice", "ToolSchemaError", "ToolSpec"]
 
@@ -136,3 +136,53 @@ def checked_tools(
             "a tool given"
         )
     return specs, choice
+
+
+# What may stand beside a root ``$ref`` for it to be inlined without a change
+# of meaning (pydantic writes a recursive model's schema this way).
+_BESIDE_ROOT_REF: Final = frozenset({"$ref", "$defs", "definitions", "$schema", "title"})
+
+
+def object_parameters(spec: ToolSpec, dialect: str) -> dict[str, Any]:
+    """The tool's schema with an object schema at its root, for the OpenAI APIs.
+
+    A function's arguments are always an object, and OpenAI refuses any
+    other root, a root with no ``type`` among them. So a root that is only
+    a reference to one of its own definitions (a recursive pydantic model)
+    is replaced by that definition, the definitions kept beside it for the
+    references inside; a root with no ``type`` gets ``"type": "object"``;
+    and a root of another type raises :class:`ToolSchemaError`.
+    """
+    schema = spec.parameters
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and set(schema) <= _BESIDE_ROOT_REF:
+        target = _definition(schema, ref)
+        if target is None:
+            raise ToolSchemaError(
+                f"tool {spec.name!r}: the root $ref {short(ref)} names no definition "
+                "inside the schema",
+                spec.name,
+                pointer(["$ref"]),
+            )
+        schema = {**target, **{k: v for k, v in schema.items() if k not in target and k != "$ref"}}
+    if "type" not in schema:
+        return {"type": "object", **schema}
+    if schema["type"] != "object":
+        raise ToolSchemaError(
+            f"tool {spec.name!r}: {dialect} takes only an object schema at the root of a "
+            f"function's parameters, not type {short(schema['type'])}",
+            spec.name,
+            pointer(["type"]),
+        )
+    return schema
+
+
+def _definition(schema: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    """The definition a local ``#/$defs/Name`` (or ``#/definitions/Name``) names."""
+    for prefix in ("#/$defs/", "#/definitions/"):
+        if ref.startswith(prefix):
+            defs = schema.get(prefix[2:-1])
+            name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+            target = defs.get(name) if isinstance(defs, dict) else None
+            return target if isinstance(target, dict) else None
+    return None

@@ -112,6 +112,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -132,7 +133,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import tool_result_text
+from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
 
@@ -312,7 +313,7 @@ def to_request(
     them before changing them in place.
     """
     check_unsupported(unsupported)
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
     turns: list[dict[str, Any]] = []
@@ -631,6 +632,9 @@ def read_reply(response: object) -> Reply:
     """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
+        error = reported_error(data, "content")
+        if error is not None:
+            raise ResponseError(error)
         content = field(data, "content", list, "the response")
         reason = data.get("stop_reason")
         cut = isinstance(reason, str) and reason in _CUT
@@ -691,14 +695,36 @@ def _reply(
 
 # --- streams ------------------------------------------------------------------
 
-# The SDK's ``messages.stream()`` helper yields the raw events and these,
-# which repeat what the raw deltas say (with a growing snapshot).
-_HELPER_EVENTS: Final = frozenset(
-    {"text", "citation", "thinking", "signature", "input_json", "compaction"}
-)
 # Events whose helper form carries the whole block or message snapshot:
 # read as an SDK object, only their type and index are taken.
 _BARE_EVENTS: Final = frozenset({"message_stop", "content_block_stop", "ping"})
+# The events and deltas of the Messages stream this version reads. Any other
+# type is skipped, not refused: the SDK's ``messages.stream()`` helper adds
+# events of its own (``text``, ``input_json``, ``citation``...) that repeat
+# what the raw deltas say, and Anthropic may add event and delta types, which
+# it asks clients to let pass (as the SDK does).
+_EVENTS: Final = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    }
+)
+_DELTAS: Final = frozenset(
+    {
+        "text_delta",
+        "input_json_delta",
+        "thinking_delta",
+        "signature_delta",
+        "citations_delta",
+        "compaction_delta",
+    }
+)
 _NOT_TOOLS: Final = frozenset({"text", "thinking", "redacted_thinking"})
 
 
@@ -786,13 +812,15 @@ class Accumulator(StreamReader):
     ``feed`` every raw event (a dict or the SDK's event object), or every
     event of the SDK's ``messages.stream()`` helper (whose own ``text``,
     ``input_json`` and like events are skipped: the raw events they repeat
-    come too); ``result()`` then equals ``from_response`` of the final
-    message, and ``reply()`` adds the stop reason and usage from
-    ``message_delta``. ``feed`` returns the event's deltas: text and
-    thinking as they arrive (with the blank line that separates texts other
-    blocks come between), and for each client ``tool_use`` a start and the
-    pieces of its input JSON. A stream cut at the token limit may end with
-    a block that never stopped; it is read as the SDK reads it.
+    come too). Event and delta types this version does not know are
+    skipped as well, as Anthropic asks of clients. ``result()`` then equals
+    ``from_response`` of the final message, and ``reply()`` adds the stop
+    reason and usage from ``message_delta``. ``feed`` returns the event's
+    deltas: text and thinking as they arrive (with the blank line that
+    separates texts other blocks come between), and for each client
+    ``tool_use`` a start and the pieces of its input JSON. A stream cut at
+    the token limit may end with a block that never stopped; it is read as
+    the SDK reads it.
     """
 
     _noun = "event"
@@ -819,7 +847,7 @@ class Accumulator(StreamReader):
             kind = data.get("type")
         else:
             kind = getattr(event, "type", None)
-            if isinstance(kind, str) and (kind in _BARE_EVENTS or kind in _HELPER_EVENTS):
+            if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
                 data = {"type": kind, "index": getattr(event, "index", None)}
             else:
                 data = plain(event, "an event")
@@ -830,8 +858,8 @@ class Accumulator(StreamReader):
             raise self._fail(number, event, kind, "the stream already ended with message_stop")
         if kind == "content_block_delta" and self._started:
             return self._delta(number, event, data)
-        if kind in _HELPER_EVENTS or kind == "ping":
-            return []
+        if kind == "ping" or kind not in _EVENTS:
+            return []  # the helper's own events, and types newer than this version
         if kind == "message_start":
             return self._message_start(number, event, data)
         if kind == "error":
@@ -1011,6 +1039,8 @@ class Accumulator(StreamReader):
         if not isinstance(delta, dict):
             raise self._fail(number, event, kind, "has no delta")
         delta_type = delta.get("type")
+        if delta_type not in _DELTAS:
+            return []  # a delta type newer than this version: skipped, as the SDK does
         if delta_type == "text_delta" and block.kind == "text":
             piece = self._piece(number, event, at, block, delta, "text")
             block.pieces.append(piece)

@@ -131,6 +131,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -151,7 +152,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import tool_result_text
+from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSpec, checked_tools
 
@@ -341,7 +342,7 @@ def to_request(
     shared with the transcript, not copied.
     """
     check_unsupported(unsupported)
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, any_id, DIALECT)
     system: list[str] = []
     contents: list[dict[str, Any]] = []
@@ -613,6 +614,9 @@ class _Chunk:
             data = dump(exclude_none=True, exclude=_SDK_ONLY)
             if not isinstance(data, dict):
                 raise ResponseError(f"{what} did not dump to a JSON object")
+        error = reported_error(data, "candidates")
+        if error is not None:
+            raise ResponseError(f"{what}: {error}")
         candidate = _first(data.get("candidates"), what)
         self.candidate = candidate
         self.parts: list[dict[str, Any]] | None = None

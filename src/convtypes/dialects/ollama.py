@@ -107,7 +107,7 @@ from ._reply import (
     ToolCallStart,
     Usage,
 )
-from ._send import tool_result_text
+from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSchemaError, ToolSpec, checked_tools
 
@@ -248,7 +248,7 @@ def to_request(
     check_unsupported(unsupported)
     if type(thinking) is not bool:
         raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None
@@ -472,7 +472,7 @@ def read_reply(response: object) -> Reply:
         data = plain(response, "the response")
         error = data.get("error")
         if error is not None:
-            raise ResponseError(f"the response is an error: {label(error, 200)}")
+            raise ResponseError(f"the provider reported an error: {label(error, 200)}")
         done = data.get("done")
         if done is not None and not isinstance(done, bool):
             raise ResponseError(f"the response: 'done' should be true or false, got {short(done)}")
@@ -571,7 +571,7 @@ class Accumulator(StreamReader):
             raise _Malformed("more after the last chunk (done: true)")
         error = data.get("error")
         if error is not None:
-            raise _Malformed(f"the server reported an error: {label(error, 200)}")
+            raise _Malformed(f"the provider reported an error: {label(error, 200)}")
         done = data.get("done", False)
         if not isinstance(done, bool):
             raise _Malformed(f"'done' is not true or false: {short(done)}")

@@ -32,7 +32,8 @@ What changes on the way out:
   JPEG, PNG, GIF and WebP raise ``UnsupportedContent``.
 - A kept message goes back with what the API takes as input: its content,
   refusal, tool calls and audio (by id). Annotations have no input field
-  and are left out.
+  and are left out, and so is a call cut off at the token limit, which no
+  result will answer.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from collections.abc import Iterable
 from typing import Any, Final, Literal
 
 from .._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
+from .._conversation import positional_call_id
 from .._messages import (
     AssistantMessage,
     Message,
@@ -62,6 +64,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -81,9 +84,9 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import data_url, tool_result_text
+from ._send import data_url, tool_result_text, transcript_of
 from ._stream import StreamReader
-from ._tools import ToolSpec, checked_tools
+from ._tools import ToolSpec, checked_tools, object_parameters
 
 __all__ = [
     "PROTOCOL",
@@ -193,19 +196,30 @@ def _turn(
     return turn
 
 
-def _replayed(item: dict[str, Any], reasoning: str | None) -> dict[str, Any]:
+def _replayed(
+    item: dict[str, Any], reasoning: str | None, index: int, ids: CallIds
+) -> dict[str, Any] | None:
     """A kept message as a request's assistant turn: what the API takes as input.
 
     ``content`` goes back as it came, ``null`` included, unless calls stand
-    without it.
+    without it. A call cut off at the token limit is left out (see
+    :func:`_replayed_calls`); a turn left with nothing to say is ``None``.
     """
     turn = {key: item[key] for key in _INPUT_KEYS if item.get(key) is not None}
-    turn["role"] = "assistant"
-    if "content" not in turn and "tool_calls" not in turn:
-        turn["content"] = None
+    calls = turn.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        calls = turn["tool_calls"] = _replayed_calls(index, calls, ids)
+        if not calls:
+            del turn["tool_calls"]
+            said = turn.get("content") or turn.get("refusal") or item.get("audio")
+            if not said and "function_call" not in turn:
+                return None  # it held only a cut call
     audio = item.get("audio")
     if isinstance(audio, dict) and "id" in audio:
         turn["audio"] = {"id": audio["id"]}
+    turn["role"] = "assistant"
+    if "content" not in turn and "tool_calls" not in turn:
+        turn["content"] = None
     if reasoning is not None:
         said = next((item[key] for key in _REASONING_KEYS if isinstance(item.get(key), str)), None)
         if said:
@@ -213,19 +227,90 @@ def _replayed(item: dict[str, Any], reasoning: str | None) -> dict[str, Any]:
     return turn
 
 
-class _Kept:
-    """What a kept ``openai-chat`` message already says: its text and its call ids."""
+def _runnable(call: dict[str, Any]) -> bool:
+    """Whether a kept call is one a backend could run: not one cut off at the token limit.
 
-    __slots__ = ("call_ids", "text")
+    A function call whose argument text is not a whole JSON object never
+    completed: a reader keeps it only in the item, never as a ``ToolCall``.
+    """
+    if call.get("type", "function") != "function":
+        return True
+    function = call.get("function")
+    text = function.get("arguments") if isinstance(function, dict) else None
+    if not isinstance(text, str):
+        return False
+    try:
+        parse_arguments(text)
+    except ValueError:
+        return False
+    return True
+
+
+class _Kept:
+    """What a kept ``openai-chat`` message already says: its text and its function calls.
+
+    ``calls`` holds each function call's id (``None`` when it came without
+    one) and name, in order: the order of the calls read from it.
+    """
+
+    __slots__ = ("calls", "text")
 
     def __init__(self, item: dict[str, Any]) -> None:
         self.text = _said(item)
-        calls = item.get("tool_calls")
-        self.call_ids = {
-            call["id"]
-            for call in (calls if isinstance(calls, list) else ())
-            if isinstance(call, dict) and isinstance(call.get("id"), str)
-        }
+        raw_calls = item.get("tool_calls")
+        self.calls: list[tuple[str | None, str]] = []
+        for call in raw_calls if isinstance(raw_calls, list) else ():
+            if (
+                isinstance(call, dict)
+                and call.get("type", "function") == "function"
+                and _runnable(call)
+            ):
+                call_id = call.get("id")
+                self.calls.append((call_id if isinstance(call_id, str) else None, _call_name(call)))
+
+    def holds(self, position: int, call: ToolCall) -> bool:
+        """Whether the kept message holds ``call``, the ``position``-th of the turn read from it.
+
+        A call with an id is found by it; one without, by its place and name.
+        """
+        if call.id:
+            return any(call_id == call.id for call_id, _ in self.calls)
+        return position < len(self.calls) and self.calls[position] == (call.id, call.name)
+
+
+def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
+    """A kept message's calls, each with an id the API takes, entered in ``ids``.
+
+    A call cut off at the token limit is left out: no result will answer
+    it, every provider refuses a call without its result, and some
+    servers refuse argument text that is not JSON. A call that came with an
+    id goes back with it, unless an earlier call of the request has it
+    already (a server that numbers each turn's calls from ``0``). Such a
+    call, and one that came without an id (some compatible servers send
+    none, or an empty one), gets a fresh id, and a result answers it as it
+    answers its ``ToolCall``: by the id it came with, or by
+    :func:`~convtypes.positional_call_id` of its place.
+    """
+    out: list[Any] = []
+    position = 0
+    for call in kept:
+        if not isinstance(call, dict):
+            out.append(call)
+            continue
+        if not _runnable(call):
+            continue
+        call_id = call.get("id")
+        name = _call_name(call)
+        if isinstance(call_id, str) and ids.free(call_id):
+            ids.carried(index, call_id, call_id, name)
+        elif isinstance(call_id, str) or call.get("type", "function") == "function":
+            key = call_id if isinstance(call_id, str) else positional_call_id(position)
+            fresh = ids.fresh(index, position, key, name)
+            call = {"id": fresh, **{k: v for k, v in call.items() if k != "id"}}
+        if call.get("type", "function") == "function":
+            position += 1
+        out.append(call)
+    return out
 
 
 def to_request(
@@ -250,7 +335,7 @@ def to_request(
         raise ValueError(
             f'reasoning= must be None, "reasoning_content" or "reasoning", not {reasoning!r:.80}'
         )
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None
@@ -277,7 +362,7 @@ def to_request(
             kept_calls = [
                 (at, call)
                 for at, call in enumerate(message.tool_calls)
-                if call.id not in previous.call_ids
+                if not previous.holds(at, call)
             ]
             if text or kept_calls:
                 out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
@@ -296,12 +381,9 @@ def to_request(
                 if not isinstance(item, dict):
                     continue
                 ids.assistant()
-                raw_calls = item.get("tool_calls")
-                for call in raw_calls if isinstance(raw_calls, list) else ():
-                    if isinstance(call, dict) and isinstance(call.get("id"), str):
-                        call_id = str(call["id"])
-                        ids.carried(index, call_id, call_id, _call_name(call))
-                out.append(_replayed(item, reasoning))
+                turn = _replayed(item, reasoning, index, ids)
+                if turn is not None:
+                    out.append(turn)
                 kept = _Kept(item)
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
@@ -322,11 +404,14 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
 
     Each tool goes as a ``function`` tool with its JSON Schema as
-    ``parameters``, unchanged (Chat Completions reads JSON Schema as it is).
-    ``choice`` is ``"auto"``, ``"none"``, ``"required"`` or a tool's name.
-    With no tools the result is ``{}``: the API refuses a ``tool_choice``
-    without tools. Raises :class:`~convtypes.dialects.ToolSchemaError` for a
-    name the API refuses, a name given twice, or a choice that names no tool.
+    ``parameters``, with an object at its root as the API requires (see
+    :func:`~convtypes.dialects.openai_responses.tools_to_request`; Chat
+    Completions reads the rest of JSON Schema as it is). ``choice`` is
+    ``"auto"``, ``"none"``, ``"required"`` or a tool's name. With no tools
+    the result is ``{}``: the API refuses a ``tool_choice`` without tools.
+    Raises :class:`~convtypes.dialects.ToolSchemaError` for a name the API
+    refuses, a name given twice, a choice that names no tool, or a schema
+    whose root is not an object.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
@@ -336,7 +421,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         function: dict[str, Any] = {"name": spec.name}
         if spec.description:
             function["description"] = spec.description
-        function["parameters"] = spec.parameters
+        function["parameters"] = object_parameters(spec, DIALECT)
         out.append({"type": "function", "function": function})
     tool_choice: Any = (
         choice if chosen is None else {"type": "function", "function": {"name": chosen}}
@@ -398,7 +483,7 @@ def _read_call(raw: object, where: str) -> ToolCall | None:
         arguments = parse_arguments(text)
     except ValueError as err:
         raise ResponseError(f"{where}: {err}") from None
-    call_id = field(raw, "id", str, where)
+    call_id = field(raw, "id", str, where, None)  # some compatible servers send none
     name = field(function, "name", str, f"{where}.function")
     return tool_call(call_id, name, arguments, where)
 
@@ -474,14 +559,15 @@ def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
 
 
 def _flat_calls(message: AssistantMessage) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": call.id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
-        }
-        for call in message.tool_calls
-    ]
+    """The calls as a response holds them: no ``id`` for a call that came without one."""
+    out: list[dict[str, Any]] = []
+    for call in message.tool_calls:
+        function = {"name": call.name, "arguments": arguments_json(call.arguments)}
+        if call.id is None:
+            out.append({"type": "function", "function": function})
+        else:
+            out.append({"id": call.id, "type": "function", "function": function})
+    return out
 
 
 def _flat(message: AssistantMessage) -> dict[str, Any]:
@@ -516,6 +602,9 @@ def read_reply(response: object) -> Reply:
     """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
+        error = reported_error(data, "choices")
+        if error is not None:
+            raise ResponseError(error)
         choice = _first_choice(data)
         reason = choice.get("finish_reason")
         message = field(choice, "message", dict, "choices[0]")
@@ -605,7 +694,7 @@ class _Call:
 
     __slots__ = ("call_id", "inner", "kind", "pieces", "position", "started")
 
-    def __init__(self, call_id: str, kind: str, position: int, started: int) -> None:
+    def __init__(self, call_id: str | None, kind: str, position: int, started: int) -> None:
         self.call_id = call_id
         self.kind = kind
         self.inner: dict[str, Any] = {}
@@ -631,10 +720,12 @@ class _Call:
         return "".join(self.pieces.get("arguments", ()))
 
     def raw(self) -> dict[str, Any]:
-        """The call as the non-streamed message would hold it."""
+        """The call as the non-streamed message would hold it (no ``id`` if none came)."""
         inner = dict(self.inner)
         for key, pieces in self.pieces.items():
             inner[key] = "".join(pieces)
+        if self.call_id is None:
+            return {"type": self.kind, self.kind: inner}
         return {"id": self.call_id, "type": self.kind, self.kind: inner}
 
 
@@ -647,7 +738,9 @@ class Accumulator(StreamReader):
     adds the finish reason and the usage (sent in a last chunk when the
     request asks for ``stream_options={"include_usage": True}``). Tool calls
     arrive keyed by ``index``: the first delta of an index brings its id and
-    name, later ones more argument text.
+    name, later ones more argument text. A choice without a delta (Azure's
+    content-filter annotations), or with an empty one after the
+    ``finish_reason``, adds nothing.
     """
 
     _noun = "chunk"
@@ -680,7 +773,8 @@ class Accumulator(StreamReader):
 
         choices = data.get("choices")
         if not isinstance(choices, list):
-            raise fail("has no choices list")
+            error = reported_error(data, "choices")  # a server that fails part-way
+            raise fail(error if error is not None else "has no choices list")
         if not self._facts:
             self._facts = {"id": data.get("id"), "model": data.get("model")}
         usage = data.get("usage")
@@ -692,11 +786,18 @@ class Accumulator(StreamReader):
                 raise fail("a choice is not an object")
             if choice.get("index", 0) != 0:
                 continue  # another choice: from_response reads the first only
-            if self._finished:
-                raise fail("more of the first choice after its finish_reason")
             delta = choice.get("delta")
-            if not isinstance(delta, dict):
-                raise fail("the choice has no delta")
+            reason = choice.get("finish_reason")
+            if delta is None:
+                # Azure's content-filter annotations come in choices without a
+                # delta, during the stream and after its finish_reason.
+                delta = {}
+            elif not isinstance(delta, dict):
+                raise fail(f"the choice's delta is not an object: {short(delta)}")
+            if self._finished:
+                if reason in (None, self._reason) and _adds_nothing(delta):
+                    continue
+                raise fail("more of the first choice after its finish_reason")
             if len(delta) == 1 and type(delta.get("content")) is str:
                 # Most chunks bring a piece of text and nothing else.
                 text = delta["content"]
@@ -705,7 +806,6 @@ class Accumulator(StreamReader):
                     deltas.append(TextDelta(text))
             else:
                 self._delta(delta, number, fail, deltas)
-            reason = choice.get("finish_reason")
             if reason is not None:
                 if not isinstance(reason, str):
                     raise fail(f"the finish_reason is not text: {short(reason)}")
@@ -773,13 +873,18 @@ class Accumulator(StreamReader):
         if kind == "function" and not isinstance(inner.get("arguments", ""), (str, type(None))):
             raise fail(f"tool call {at}: the arguments are not text: {short(inner['arguments'])}")
         call_id = call.get("id")
+        if call_id is not None and not isinstance(call_id, str):
+            raise fail(f"tool call {at}: the id is not text: {short(call_id)}")
         if known is None:
-            if not isinstance(call_id, str) or not isinstance(name, str):
-                raise fail(f"tool call {at} starts without an id and a name")
+            # Some compatible servers send a call without an id: it has none.
+            if not isinstance(name, str):
+                raise fail(f"tool call {at} starts without a name")
             position = sum(1 for other in self._calls.values() if other.kind == "function")
             known = self._calls[at] = _Call(call_id, kind, position, number)
             if kind == "function":
                 deltas.append(ToolCallStart(position, call_id, name))
+        elif call_id is not None and known.call_id is None:
+            known.call_id = call_id  # the id came after the name
         elif call_id is not None and call_id != known.call_id:
             raise fail(f"tool call {at} changes its id")
         elif kind != known.kind:
@@ -832,6 +937,11 @@ class Accumulator(StreamReader):
 
     def _reply(self, messages: list[Message]) -> Reply:
         return _reply(messages, self._reason, self._usage, self._facts)
+
+
+def _adds_nothing(delta: dict[str, Any]) -> bool:
+    """Whether a delta holds nothing but its role and empty or null fields."""
+    return all(key == "role" or value is None or value == "" for key, value in delta.items())
 
 
 def _whole(call: _Call) -> bool:

@@ -93,6 +93,7 @@ from ._errors import (
     not_a_message,
     note_text,
     raise_response_failure,
+    reported_error,
     short,
     unknown_block,
     unknown_message,
@@ -112,9 +113,9 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import data_url, tool_result_text
+from ._send import data_url, tool_result_text, transcript_of
 from ._stream import StreamReader
-from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
+from ._tools import ToolSpec, checked_tools, object_parameters
 
 __all__ = [
     "PROTOCOL",
@@ -308,7 +309,7 @@ def to_request(
     them before changing them in place.
     """
     check_unsupported(unsupported)
-    transcript = messages if isinstance(messages, list) else list(messages)
+    transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     carried_text: str | None = None
@@ -364,53 +365,6 @@ def to_request(
 
 # --- tools --------------------------------------------------------------------
 
-# What may stand beside a root ``$ref`` for it to be inlined without a change
-# of meaning (pydantic writes a recursive model's schema this way).
-_BESIDE_ROOT_REF: Final = frozenset({"$ref", "$defs", "definitions", "$schema", "title"})
-
-
-def _parameters(spec: ToolSpec) -> dict[str, Any]:
-    """The tool's schema as the API takes it: an object schema at the root.
-
-    A root that is only a reference to one of its own definitions (a
-    recursive pydantic model) is replaced by that definition, with the
-    definitions kept beside it for the references inside. A root whose
-    ``type`` is not ``"object"`` is refused: a function's arguments are an
-    object, and the API refuses any other root.
-    """
-    schema = spec.parameters
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and set(schema) <= _BESIDE_ROOT_REF:
-        target = _definition(schema, ref)
-        if target is None:
-            raise ToolSchemaError(
-                f"tool {spec.name!r}: the root $ref {short(ref)} names no definition "
-                "inside the schema",
-                spec.name,
-                pointer(["$ref"]),
-            )
-        schema = {**target, **{k: v for k, v in schema.items() if k not in target and k != "$ref"}}
-    kind = schema.get("type", "object")
-    if kind != "object":
-        raise ToolSchemaError(
-            f"tool {spec.name!r}: {DIALECT} takes only an object schema at the root of a "
-            f"function's parameters, not type {short(kind)}",
-            spec.name,
-            pointer(["type"]),
-        )
-    return schema
-
-
-def _definition(schema: dict[str, Any], ref: str) -> dict[str, Any] | None:
-    """The definition a local ``#/$defs/Name`` (or ``#/definitions/Name``) names."""
-    for prefix in ("#/$defs/", "#/definitions/"):
-        if ref.startswith(prefix):
-            defs = schema.get(prefix[2:-1])
-            name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
-            target = defs.get(name) if isinstance(defs, dict) else None
-            return target if isinstance(target, dict) else None
-    return None
-
 
 def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
     """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
@@ -424,7 +378,9 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     With no tools the result is ``{}``. Raises
     :class:`~convtypes.dialects.ToolSchemaError` for a name the API refuses,
     a name given twice, a choice that names no tool, or a schema whose root
-    is not an object.
+    is not an object. A root that is only a ``$ref`` to one of its own
+    definitions (a recursive pydantic model) is replaced by that
+    definition, and a root with no ``type`` gets ``"type": "object"``.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
@@ -434,7 +390,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         tool: dict[str, Any] = {"type": "function", "name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["parameters"] = _parameters(spec)
+        tool["parameters"] = object_parameters(spec, DIALECT)
         tool["strict"] = False
         out.append(tool)
     tool_choice: Any = choice if chosen is None else {"type": "function", "name": chosen}
@@ -619,6 +575,9 @@ def read_reply(response: object) -> Reply:
     """:func:`from_response`'s messages with the stop reason, usage, model and id."""
     try:
         data = plain(response, "the response")
+        error = reported_error(data, "output")
+        if error is not None:
+            raise ResponseError(error)
         _check_not_failed(data)
         status = data.get("status")
         output = field(data, "output", list, "the response")
@@ -774,7 +733,8 @@ class Accumulator(StreamReader):
                 data = plain(event, "an event")
                 kind = data.get("type")
         if not isinstance(kind, str):
-            raise self._fail(number, event, kind, "has no type")
+            error = reported_error(_whole(event, data), "type")  # an error body, bare
+            raise self._fail(number, event, kind, error if error is not None else "has no type")
         if self._finished:
             raise self._fail(number, event, kind, "came after the response completed")
         text_delta = _TEXT_DELTAS.get(kind)
