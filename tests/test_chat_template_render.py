@@ -350,6 +350,28 @@ def test_a_template_that_reads_eos_fails_cleanly_without_it() -> None:
         render(transcript, MISTRAL, bos_token="<s>")
 
 
+def test_a_template_that_prints_a_special_token_fails_without_it() -> None:
+    # Llama's and Mistral's templates open with {{- bos_token }}. Printed
+    # undefined, it would be nothing, and the prompt would lack the token.
+    with pytest.raises(TemplateError) as caught:
+        render(HI, MISTRAL, eos_token="</s>")
+    assert str(caught.value).startswith(
+        "the chat template failed: UndefinedError: 'bos_token' is undefined: the template "
+        "prints it, and render has no tokenizer to take it from; pass it (bos_token=..., "
+    )
+    assert caught.value.line == 2  # the template's first line is blank
+    for name in ("eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"):
+        with pytest.raises(TemplateError, match=f"'{name}' is undefined: the template prints it"):
+            render(HI, f"a{{{{ {name} ~ 'b' }}}}")
+    # Given, even empty (a tokenizer without the token), it renders.
+    assert render(HI, "{{ bos_token }}x", bos_token="") == "x"
+    assert render(HI, MISTRAL, bos_token="<s>", eos_token="</s>").startswith("<s>[SYSTEM_PROMPT]")
+    # Testing a special token, or printing any other undefined name, is as in jinja2.
+    tests = "{% if bos_token is defined %}d{% endif %}{% if not eos_token %}n{% endif %}"
+    assert render(HI, tests + "{{ eos_token | default('-') }}{{ other }}") == "n-"
+    assert render(HI, "{{ messages[0].bos_token }}.") == "."
+
+
 def test_media_parts_reach_a_template_that_reads_them() -> None:
     template = (
         "{% for m in messages %}{% if m.content is string %}{{ m.content }}{% else %}"

@@ -178,8 +178,10 @@ def render(
 
     ``variables`` are the rest of what the template reads: the tokenizer's
     special tokens, which transformers passes for you and which must be
-    given here (``bos_token="<s>"``, ``eos_token="</s>"``: a template may
-    fail without them), and its own switches (``enable_thinking=False``,
+    given here (``bos_token="<s>"``, ``eos_token="</s>"``; a template that
+    prints one not given raises :class:`TemplateError` rather than leave it
+    out of the prompt, so pass ``""`` for a token the tokenizer lacks), and
+    its own switches (``enable_thinking=False``,
     ``date_string=...``). They must be JSON-like (text, numbers, bools,
     None, lists and dicts of them), so the sandboxed template holds nothing
     it could call.
