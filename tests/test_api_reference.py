@@ -11,9 +11,14 @@ convtypes' own, where griffe (the ``docs`` extra) is installed.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import pkgutil
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import convtypes
 import convtypes.dialects
@@ -39,3 +44,66 @@ def test_every_public_module_has_a_reference_entry() -> None:
     modules = _public_modules()
     assert "convtypes.dialects.ollama" in modules and "convtypes.dialects.chat_template" in modules
     assert sorted(shown) == modules
+
+
+# --- the griffe extension ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def loaded() -> tuple[Any, Any]:
+    """The package as griffe reads it for the API reference, and the extension's module."""
+    griffe = pytest.importorskip("griffe", reason="griffe comes with the docs extra")
+    spec = importlib.util.spec_from_file_location(
+        "sphinx_roles", ROOT / "docs" / "_ext" / "sphinx_roles.py"
+    )
+    assert spec is not None and spec.loader is not None
+    extension = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(extension)
+    package = griffe.load(
+        "convtypes",
+        search_paths=[str(ROOT / "src")],
+        extensions=griffe.load_extensions(extension.SphinxRoles()),
+        docstring_parser="sphinx",
+    )
+    return package, extension
+
+
+@pytest.fixture(scope="module")
+def rewritten(loaded: tuple[Any, Any]) -> dict[str, str]:
+    """The docstrings of the package as the API reference renders them, by path."""
+    package, extension = loaded
+    texts: dict[str, str] = {}
+    for obj in extension._objects(package):
+        if obj.docstring is not None:
+            texts[obj.path] = obj.docstring.value
+    return texts
+
+
+def test_roles_become_links_to_public_names(rewritten: dict[str, str]) -> None:
+    text = rewritten["convtypes._files.iter_jsonl"]
+    # Defined in private modules, linked where the user imports them from.
+    assert "raises\n[`TornLineError`][convtypes.TornLineError], a" in text
+    assert "suggests\n[`repair_jsonl`][convtypes.repair_jsonl], which" in text
+    # A builtin has no page here: it stays code.
+    assert "is refused with `TypeError`:" in text
+    # "~" shows the last part; a member links under its class's public name.
+    unknown = rewritten["convtypes._provenance.UnknownProvenance"]
+    assert "on its [`ToolResultMessage`][convtypes.ToolResultMessage]," in unknown
+    assert "[`is_internal`][convtypes.UnknownProvenance.is_internal] is" in unknown
+    anthropic = rewritten["convtypes.dialects.anthropic.tools_to_request"]
+    assert "Raises [`ToolSchemaError`][convtypes.dialects.ToolSchemaError]" in anthropic
+    # A private name has no page: code, without its role.
+    assert "(:class:`CallIds`)" not in rewritten["convtypes.dialects._template_messages"]
+    assert "(`CallIds`)" in rewritten["convtypes.dialects._template_messages"]
+    leftover = [path for path, text in rewritten.items() if re.search(r":[a-z]+:`", text)]
+    assert leftover == []
+
+
+def test_rst_markup_that_markdown_would_print_is_rewritten(rewritten: dict[str, str]) -> None:
+    # ``ThinkingBlock``\ s: RST's escaped space, which Markdown prints.
+    assert "``ThinkingBlock``s in order" in rewritten["convtypes.dialects.anthropic.from_response"]
+    assert not any("``\\ " in text for text in rewritten.values())
+    # >>> lines, which Markdown reads as three nested quotes, become a code block.
+    module = rewritten["convtypes.strategies"]
+    assert "```python\nfrom convtypes import strategies as cst\ncst.messages()" in module
+    assert ">>>" not in module
