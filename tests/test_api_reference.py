@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import pkgutil
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 import convtypes
 import convtypes.dialects
+from convtypes import strategies as cst
 
 ROOT = Path(__file__).parent.parent
 REFERENCE = ROOT / "docs" / "reference"
@@ -44,6 +47,39 @@ def test_every_public_module_has_a_reference_entry() -> None:
     modules = _public_modules()
     assert "convtypes.dialects.ollama" in modules and "convtypes.dialects.chat_template" in modules
     assert sorted(shown) == modules
+
+
+def _documented_names() -> list[tuple[str, str, Any]]:
+    """(module, name, object) for each public class and function, and their public members."""
+    found: list[tuple[str, str, Any]] = []
+    for module_name in _public_modules():
+        module: ModuleType = importlib.import_module(module_name)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if not (inspect.isclass(value) or inspect.isfunction(value)):
+                continue
+            found.append((module_name, name, value))
+            if inspect.isclass(value):
+                for klass in value.__mro__:
+                    if not klass.__module__.startswith("convtypes"):
+                        continue
+                    for member, attribute in vars(klass).items():
+                        if member.startswith("_"):
+                            continue
+                        if inspect.isfunction(attribute) or isinstance(attribute, property):
+                            found.append((module_name, f"{name}.{member}", attribute))
+    return found
+
+
+def test_every_public_function_class_and_method_has_a_docstring() -> None:
+    # The reference shows an object's own docstring (griffe does not inherit
+    # one the way inspect.getdoc does), so each must have one of its own.
+    bare = [
+        f"{module}.{name}"
+        for module, name, value in _documented_names()
+        if not (value.__doc__ or "").strip()
+    ]
+    assert bare == []
 
 
 # --- the griffe extension ----------------------------------------------------------
@@ -107,3 +143,14 @@ def test_rst_markup_that_markdown_would_print_is_rewritten(rewritten: dict[str, 
     module = rewritten["convtypes.strategies"]
     assert "```python\nfrom convtypes import strategies as cst\ncst.messages()" in module
     assert ">>>" not in module
+
+
+def test_strategies_show_the_signature_a_caller_uses(loaded: tuple[Any, Any]) -> None:
+    # The reference reads signatures from the source. A composite strategy's
+    # own starts with ``draw``, which a caller never passes.
+    package, _ = loaded
+    parameters = package["strategies.conversations"].parameters
+    assert [parameter.name for parameter in parameters] == ["max_exchanges"]
+    strategy = cst.conversations(max_exchanges=2)
+    assert strategy is cst.conversations(max_exchanges=2)  # made once per arguments
+    assert type(strategy).__module__.startswith("hypothesis")

@@ -293,6 +293,7 @@ class OutputStream:
 
     @property
     def finished(self) -> bool:
+        """Whether reading is over: :meth:`finish` or :meth:`result` ran, or an error ended it."""
         return self._reader.finished
 
     def result(self) -> AssistantMessage:
