@@ -286,6 +286,26 @@ def test_a_binary_file_object_is_read_from_where_it_stands_and_left_open(tmp_pat
     ]
 
 
+def test_a_pipe_yields_each_message_once_its_line_has_arrived() -> None:
+    # A reader that follows a live log (a subprocess's output, a socket)
+    # must see a line while the writer is still writing, not when the
+    # batch fills or the writer closes.
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe:
+        os.write(write_end, line(user("a")) + line(user("b"))[:9])
+        messages = ct.iter_jsonl(pipe)
+        got: list[ct.Message] = []
+        reader = threading.Thread(target=lambda: got.append(next(messages)))
+        reader.start()
+        reader.join(timeout=10)  # returns at once when it works
+        arrived = list(got)
+        os.write(write_end, line(user("b"))[9:])
+        os.close(write_end)
+        reader.join()
+        assert arrived == [user("a")]
+        assert list(messages) == [user("b")]
+
+
 class _StrLines:
     """A file-like object that hands out text: refused once it is read."""
 

@@ -91,18 +91,33 @@ def line_batches(
     both read through it. Batching keeps the per-line cost to what
     ``readlines`` spends in C, and holds at most about ``_BATCH_BYTES`` plus
     one line in memory.
+
+    A stream that cannot seek (a pipe, a socket, a terminal) is read a line
+    at a time instead: its writer may still be writing, and a batch would
+    hold back the lines already there until it filled or the writer closed
+    the stream, which a follower of a live log may never see.
     """
+    hint = _BATCH_BYTES if _is_stored(stream) else 1
     number, offset = first_line, first_offset
     lines = [head] if head else []
     if not head or head.endswith(b"\n"):  # a head without one ended the stream
-        lines += stream.readlines(_BATCH_BYTES)
+        lines += stream.readlines(hint)
     while lines:
         if isinstance(lines[0], str):
             raise TypeError(_TEXT_STREAM)
         yield number, offset, lines
         number += len(lines)
         offset += sum(map(len, lines))
-        lines = stream.readlines(_BATCH_BYTES)
+        lines = stream.readlines(hint)
+
+
+def _is_stored(stream: IO[bytes]) -> bool:
+    """Whether ``stream`` holds its bytes already (a file, a buffer), as a seekable one does.
+
+    A closed file raises ``ValueError`` here, as reading it would.
+    """
+    seekable = getattr(stream, "seekable", None)
+    return seekable is not None and bool(seekable())
 
 
 def is_blank(line: bytes) -> bool:
@@ -164,7 +179,9 @@ def iter_jsonl(
     or is abandoned (when the generator is closed or garbage-collected: wrap
     it in ``contextlib.closing`` to make that moment explicit).
 
-    Memory is bounded by the longest line, not by the file. Blank lines
+    Memory is bounded by the longest line, not by the file. From a stream
+    that is still being written (a pipe, a socket), each message comes as
+    soon as its line has arrived. Blank lines
     (nothing but spaces, tabs and ``\\r``) are skipped; ``\\r\\n`` line ends
     are read like ``\\n``.
 
