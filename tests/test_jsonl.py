@@ -306,6 +306,68 @@ def test_a_pipe_yields_each_message_once_its_line_has_arrived() -> None:
         assert list(messages) == [user("b")]
 
 
+class _Arriving:
+    """A stream that cannot seek, whose bytes arrive in the given pieces, as a pipe's do."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self._pieces = pieces
+
+    def seekable(self) -> bool:
+        return False
+
+    def readlines(self, hint: int = -1) -> list[bytes]:
+        raise AssertionError("a stream still being written must not be read by batches")
+
+    def read1(self, size: int = -1) -> bytes:
+        if not self._pieces:
+            return b""
+        piece = self._pieces.pop(0)
+        if 0 <= size < len(piece):
+            piece, rest = piece[:size], piece[size:]
+            self._pieces.insert(0, rest)
+        return piece
+
+
+def _read_all(source: Any, lenient: bool) -> list[object]:
+    """What iter_jsonl gives for ``source``: messages, and each bad line with its error."""
+    found: list[object] = []
+
+    def bad(err: ct.WireError, text: bytes) -> None:
+        where = (err.line, err.column, err.offset, err.path, err.reason)
+        found.append((type(err).__name__, where, text))
+
+    for message in ct.iter_jsonl(source, lenient=lenient, on_error=bad):
+        found.append(message)
+    return found
+
+
+@settings(max_examples=60)
+@given(
+    lines=st.lists(
+        st.one_of(
+            cst.messages(max_items=1).map(lambda m: ct.encode(m) + b"\n"),
+            st.sampled_from([b"{}\n", b'{"role":"user"}\r\n', b"\xff\n", b"\n", b" \n"]),
+        ),
+        max_size=8,
+    ),
+    torn=st.booleans(),
+    lenient=st.booleans(),
+    cuts=st.lists(st.integers(0, 2000), max_size=6),
+    batch=st.sampled_from([3, 1 << 18]),
+)
+def test_a_stream_read_as_it_arrives_reads_as_the_file_does(
+    lines: list[bytes], torn: bool, lenient: bool, cuts: list[int], batch: int
+) -> None:
+    # However the bytes are cut into arrivals (and however small a read is),
+    # the messages, the bad lines and where their errors are placed are
+    # those of the same bytes read from a file.
+    data = b"".join([*lines, b'{"role":"user","cont' if torn else b""])
+    points = sorted({cut % (len(data) + 1) for cut in cuts})
+    pieces = [data[a:b] for a, b in itertools.pairwise([0, *points, len(data)]) if b > a]
+    with batches_of(batch):
+        assert _read_all(_Arriving(pieces), lenient) == _read_all(io.BytesIO(data), lenient)
+
+
 class _StrLines:
     """A file-like object that hands out text: refused once it is read."""
 

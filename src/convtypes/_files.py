@@ -92,32 +92,54 @@ def line_batches(
     ``readlines`` spends in C, and holds at most about ``_BATCH_BYTES`` plus
     one line in memory.
 
-    A stream that cannot seek (a pipe, a socket, a terminal) is read a line
-    at a time instead: its writer may still be writing, and a batch would
-    hold back the lines already there until it filled or the writer closed
-    the stream, which a follower of a live log may never see.
+    A stream that cannot seek (a pipe, a socket, a terminal) may still be
+    written to, and ``readlines`` would hold back the lines already there
+    until the batch filled or the writer closed the stream, which a follower
+    of a live log may never see. Such a stream is read as its bytes arrive
+    instead: a batch is the whole lines that have come so far.
     """
-    hint = _BATCH_BYTES if _is_stored(stream) else 1
+    batches = _batches(stream) if not head or head.endswith(b"\n") else iter(())
     number, offset = first_line, first_offset
-    lines = [head] if head else []
-    if not head or head.endswith(b"\n"):  # a head without one ended the stream
-        lines += stream.readlines(hint)
+    lines = [head] if head else next(batches, [])
     while lines:
         if isinstance(lines[0], str):
             raise TypeError(_TEXT_STREAM)
         yield number, offset, lines
         number += len(lines)
         offset += sum(map(len, lines))
-        lines = stream.readlines(hint)
+        lines = next(batches, [])
 
 
-def _is_stored(stream: IO[bytes]) -> bool:
-    """Whether ``stream`` holds its bytes already (a file, a buffer), as a seekable one does.
-
-    A closed file raises ``ValueError`` here, as reading it would.
-    """
+def _batches(stream: IO[bytes]) -> Iterator[list[bytes]]:
+    """The stream's lines, in batches of about ``_BATCH_BYTES`` or of what has arrived."""
+    # A seekable stream holds its bytes already (a file, a buffer); a closed
+    # one raises ValueError here, as reading it would.
     seekable = getattr(stream, "seekable", None)
-    return seekable is not None and bool(seekable())
+    if seekable is not None and seekable():
+        while lines := stream.readlines(_BATCH_BYTES):
+            yield lines
+        return
+    read1 = getattr(stream, "read1", None)
+    if read1 is None:  # an object with only readlines: one line at a time
+        while lines := stream.readlines(1):
+            yield lines
+        return
+    # read1 returns what one read of the pipe gives, waiting only when
+    # nothing has come. A line cut between two reads waits for its end.
+    pending: list[bytes] = []
+    while chunk := read1(_BATCH_BYTES):
+        if isinstance(chunk, str):
+            raise TypeError(_TEXT_STREAM)
+        end = chunk.rfind(b"\n") + 1
+        if not end:
+            pending.append(chunk)
+            continue
+        pending.append(chunk[:end])
+        lines = io.BytesIO(b"".join(pending)).readlines()
+        pending = [chunk[end:]] if end < len(chunk) else []
+        yield lines
+    if pending:
+        yield [b"".join(pending)]
 
 
 def is_blank(line: bytes) -> bool:
