@@ -98,6 +98,15 @@ def test_multiline_json_reports_line_and_column(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0] == f"{path}:3:31: $[1].content: expected str, got int"
 
 
+def test_jsonl_saved_as_json_is_reported_where_the_second_document_starts(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "oplog.json"
+    path.write_text('{"role":"user","content":"a"}\n{"role":"user","content":"b"}\n')
+    result = run("check", path)
+    assert result.stdout.splitlines()[0] == f"{path}:2:1: $: malformed JSON: trailing characters"
+
+
 def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     docs = [

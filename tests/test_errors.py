@@ -157,6 +157,30 @@ def test_bad_document_names_what_and_where(tp: Any, doc: bytes, path: str, words
     assert isinstance(err, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("doc", "first"),
+    [
+        (b'{"role":"user","content":"x"}x', "x"),
+        (b'{"role":"user","content":"x"}  \n  {"role":"user"}', "{"),
+        (b'{"role":"user","content":"x"}}', "}"),
+        (b'{"role":"user","content":"x"} 7', "7"),
+        (b'{"role":"user","content":"x"}\t"s"', '"'),
+    ],
+    ids=["glued", "second-document", "brace", "number", "string"],
+)
+def test_trailing_characters_are_placed_at_the_first_of_them(doc: bytes, first: str) -> None:
+    # msgspec names the byte after it; a reader (and convtypes check's
+    # LINE:COL) wants the one that is wrong.
+    with pytest.raises(ct.WireError, match="trailing characters") as caught:
+        ct.decode_message(doc)
+    offset = caught.value.offset
+    assert offset is not None and doc[offset:].startswith(first.encode())
+    assert doc[:offset].rstrip() == b'{"role":"user","content":"x"}'
+    with pytest.raises(ct.WireError, match="trailing characters") as listed:
+        ct.decode_messages(b"[]" + doc[len(b'{"role":"user","content":"x"}') :])
+    assert listed.value.offset == offset - len(b'{"role":"user","content":"x"}') + 2
+
+
 def test_decode_message_and_messages_raise_the_same_error() -> None:
     with pytest.raises(ct.WireError, match=r"at \$\.role$"):
         ct.decode_message(b'{"role":"tool","content":"x"}')
