@@ -306,6 +306,21 @@ def test_a_pipe_yields_each_message_once_its_line_has_arrived() -> None:
         assert list(messages) == [user("b")]
 
 
+def test_a_closed_or_write_only_stream_raises_what_the_errors_page_says(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(line(user("a")))
+    with path.open("rb") as closed:
+        pass
+    with pytest.raises(ValueError, match="closed file"):
+        next(ct.iter_jsonl(closed))
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with path.open("ab") as file, os.fdopen(write_end, "wb") as pipe:
+        for write_only in (file, pipe):
+            with pytest.raises(io.UnsupportedOperation):
+                next(ct.iter_jsonl(write_only))
+
+
 class _Arriving:
     """A stream that cannot seek, whose bytes arrive in the given pieces, as a pipe's do."""
 
