@@ -302,6 +302,24 @@ def test_lenient_check_keeps_what_a_newer_writer_added(tmp_path: Path) -> None:
     ]
 
 
+def test_lenient_strict_check_reports_a_newer_writers_provenance(tmp_path: Path) -> None:
+    # Strict decoding refuses "partner"; a gate that reads leniently must
+    # still hear of it, as it hears of unknown roles, block types and fields.
+    path = tmp_path / "newer.jsonl"
+    path.write_bytes(
+        b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"partner"}\n'
+        b'{"role":"tool_result","tool_use_id":"c","content":"d","provenance":"external"}\n'
+    )
+    kept = run("check", "--lenient", "--strict", path)
+    assert kept.returncode == 1
+    assert kept.stdout.splitlines() == [
+        f"{path}:1:68: $.provenance: unknown provenance 'partner' kept as it was "
+        "(it is not trusted)",
+        "1 file, 2 documents, 2 messages, 0 errors, 0 would change on re-save, 1 strict finding",
+    ]
+    assert run("check", "--lenient", "--canonical", path).returncode == 0
+
+
 def test_canonical_counts_documents_not_findings(tmp_path: Path) -> None:
     # One document with two changes (and one with a third) is two documents
     # that would change, not three.

@@ -29,6 +29,7 @@ from ._files import is_blank, line_and_column, line_batches
 from ._jsonvalue import DecodedJson
 from ._locate import find_repeated_key, format_path, offset_of
 from ._messages import Message
+from ._provenance import UnknownProvenance
 from ._unknown import UnknownBlock, UnknownMessage
 
 __all__ = ["main"]
@@ -258,6 +259,12 @@ def _kept_unknowns(value: object, where: list[str | int]) -> Iterator[tuple[str,
     elif isinstance(value, msgspec.Struct):
         for key in unknown_fields(value):
             yield format_path([*where, key]), f"unknown field '{key}' kept as it was"
+        provenance = getattr(value, "provenance", None)
+        if isinstance(provenance, UnknownProvenance):
+            yield (
+                format_path([*where, "provenance"]),
+                f"unknown provenance '{provenance.value}' kept as it was (it is not trusted)",
+            )
         for field in ("content", "tool_calls", "thinking"):
             nested = getattr(value, field, None)
             if isinstance(nested, tuple):
