@@ -49,7 +49,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._provenance import Provenance
+from ._provenance import Provenance, UnknownProvenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import known_tags
 
@@ -66,6 +66,7 @@ __all__ = [
     "transcripts",
     "unknown_blocks",
     "unknown_messages",
+    "unknown_provenances",
 ]
 
 
@@ -125,6 +126,14 @@ def _json_objects() -> st.SearchStrategy[dict[str, JsonValue]]:
 def provenances() -> st.SearchStrategy[Provenance]:
     """Either member of :class:`~convtypes.Provenance`."""
     return st.sampled_from(Provenance)
+
+
+@_made_once
+def unknown_provenances() -> st.SearchStrategy[UnknownProvenance]:
+    """Provenance values from a newer writer, as lenient decoding keeps them."""
+    known = {member.value for member in Provenance}
+    values = texts(12).filter(lambda value: value not in known)
+    return values.map(lambda value: UnknownProvenance(value=value))
 
 
 _u32 = st.none() | st.integers(0, U32_MAX)
@@ -303,4 +312,6 @@ def for_type(kind: type[Any]) -> st.SearchStrategy[Any]:
         return unknown_messages()
     if kind is UnknownBlock:
         return unknown_blocks()
+    if kind is UnknownProvenance:
+        return unknown_provenances()
     raise TypeError(f"no convtypes strategy for {kind!r}")
