@@ -895,6 +895,31 @@ def test_repair_and_append_wait_for_each_other(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ transcripts
 
 
+def test_a_save_that_cannot_start_names_the_path_it_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file that could not be made is the temporary one beside the
+    # target, named at random; the error names the target instead.
+    target = tmp_path / "missing" / "session.json"
+    with pytest.raises(FileNotFoundError) as missing:
+        ct.save_transcript(target, [user("a")])
+    assert missing.value.filename == str(target)
+    assert str(missing.value) == f"[Errno {errno.ENOENT}] No such file or directory: '{target}'"
+    real_open = os.open
+
+    def refuse_temporary(path: str, flags: int, mode: int = 0o777) -> int:
+        if path.endswith(".tmp"):
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", refuse_temporary)
+    with pytest.raises(PermissionError) as refused:
+        ct.save_transcript(tmp_path / "session.json", [user("a")])
+    assert refused.value.filename == str(tmp_path / "session.json")
+    assert refused.value.errno == errno.EACCES
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_save_and_load_a_transcript(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     ct.save_transcript(path, GOOD)

@@ -646,7 +646,13 @@ def save_transcript(
     name = os.fsdecode(path)
     mode = _replaceable_mode(name)
     directory, base = os.path.split(name)
-    fd, temporary = _create_temporary(directory, base)
+    try:
+        fd, temporary = _create_temporary(directory, base)
+    except OSError as err:
+        # The file that could not be made is a temporary one the caller never
+        # named: report the path they gave (a missing directory, no
+        # permission to write in it).
+        raise OSError(err.errno, err.strerror, name) from err
     try:
         if mode is not None and hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
