@@ -64,7 +64,7 @@ __all__ = [
 ERROR_MARK: Final = "[tool error] The tool reported that this call failed."
 """The first line of the text of a result that has ``isError: true``.
 
-A ``ToolResultMessage`` has no field for a failed call, and two of the four
+A ``ToolResultMessage`` has no field for a failed call, and three of the five
 providers have none in their requests either, so the mark is part of the
 text, on a line of its own, with the server's text after it. It is as
 trustworthy as the server's flag: a server can write the same words into a
