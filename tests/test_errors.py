@@ -331,3 +331,53 @@ def test_decode_reads_a_union_of_block_classes() -> None:
 def test_decode_refuses_a_type_it_cannot_read(kind: Any) -> None:
     with pytest.raises(TypeError, match=r"^decode reads a value class, Message, ContentBlock"):
         ct.decode(b"{}", kind)
+
+
+# --- errors cross a process boundary ----------------------------------------------
+
+
+def _every_error() -> list[BaseException]:
+    """One of each error class convtypes raises, with every attribute set."""
+    from convtypes import dialects, mcp
+    from convtypes.dialects import chat_template
+
+    return [
+        ct.WireError("expected str, got int", "$.content", 12, 1, 13),
+        ct.TornLineError("torn", "$", 40, 3, 1),
+        dialects.DialectError("no turn", 2),
+        dialects.ResponseError("bad response", None),
+        dialects.StreamError("bad event", 4, {"type": "ping"}),
+        dialects.UnsupportedContent("no audio", 1, ct.TextBlock(text="x")),
+        dialects.UnmatchedResult("answers nothing", 3, "call_9"),
+        dialects.UnansweredCall("left open", 1, "call_1", 4),
+        dialects.ToolSchemaError("no $ref", "search", "/properties/q"),
+        chat_template.TemplateError("refused", line=7, refusal="system first"),
+        chat_template.OutputError("cut off", 12),
+        mcp.MCPError("missing 'content'", "$[1]"),
+        mcp.MCPContentError("unknown type", "$.content[0].type", "hologram"),
+    ]
+
+
+@pytest.mark.parametrize("error", _every_error(), ids=lambda error: type(error).__name__)
+def test_every_error_pickles_with_its_attributes(error: BaseException) -> None:
+    import pickle
+
+    copied = pickle.loads(pickle.dumps(error))
+    assert type(copied) is type(error)
+    assert copied.args == error.args and str(copied) == str(error)
+    assert vars(copied) == vars(error)
+
+
+def test_an_error_in_a_worker_reaches_the_caller() -> None:
+    # Unpickling the error used to fail in the pool's parent, which then
+    # reported the worker as dead and refused all further work.
+    from concurrent.futures import ProcessPoolExecutor
+
+    from convtypes.dialects.chat_template import OutputError, parse_output
+
+    cut = '<tool_call>{"name": "search", "arguments": {'
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        with pytest.raises(OutputError) as caught:
+            pool.submit(parse_output, cut, style="hermes").result()
+        assert caught.value.offset == 0
+        assert pool.submit(len, "still working").result() == 13

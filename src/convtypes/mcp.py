@@ -50,6 +50,7 @@ from ._messages import Message, ToolResultMessage, UserMultimodalMessage
 from ._nesting import excess_depth
 from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from .dialects import ToolSpec, Unsupported
+from .dialects._errors import rebuild_error
 
 __all__ = [
     "ERROR_MARK",
@@ -120,6 +121,11 @@ class MCPError(ValueError):
         super().__init__(f"{reason} at {path}")
         self.reason = reason
         self.path = path
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt with every attribute, not by calling the class with its
+        # text, so that the error crosses a process pool as it was.
+        return (rebuild_error, (type(self), self.args, self.__dict__))
 
 
 class MCPContentError(MCPError):
