@@ -544,3 +544,29 @@ def test_progress_on_a_terminal_passes_over_stdin_and_gzip(tmp_path: Path) -> No
     assert done.stdout == (
         "3 files, 5 documents, 5 messages, 0 errors, 0 would change on re-save, 0 strict findings\n"
     )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux")
+def test_json_output_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    # Such a name is held with lone surrogates, which a UTF-8 stdout refuses
+    # to write: the command failed with a traceback instead of a finding.
+    name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.jsonl")
+    with open(name, "wb") as file:
+        file.write(b'{"role":"user","content":4}\n')
+    result = subprocess.run(
+        [str(SCRIPT), "check", "--format", "json", str(tmp_path)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    finding = json.loads(result.stdout)
+    assert os.fsencode(finding["file"]) == name
+    assert (finding["line"], finding["column"], finding["path"]) == (1, 26, "$.content")
+    text = subprocess.run(
+        [str(SCRIPT), "check", str(tmp_path)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        check=False,
+    )
+    assert text.stdout.decode().startswith(f"{tmp_path}/caf\\udce9.jsonl:1:26: $.content: ")

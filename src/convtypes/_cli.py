@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 import zlib
@@ -59,7 +60,7 @@ class Finding:
         return _printable(f"{self.file}:{self.line}:{self.column}: {self.path}: {self.message}")
 
     def json(self) -> str:
-        return json.dumps(
+        text = json.dumps(
             {
                 "file": self.file,
                 "line": self.line,
@@ -70,6 +71,14 @@ class Finding:
             },
             ensure_ascii=False,
         )
+        # A file name that is not UTF-8 holds lone surrogates (Python's
+        # surrogateescape), which a UTF-8 stream refuses to write. Escaped,
+        # the line is still JSON, and os.fsencode of the decoded name gives
+        # back the bytes of the name.
+        return _SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _printable(text: str) -> str:
