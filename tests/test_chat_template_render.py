@@ -512,6 +512,17 @@ def test_bad_arguments() -> None:
         render([], CHATML)
     with pytest.raises(TypeError, match="template must be the chat template's text, not bytes"):
         render(HI, b"{{ 1 }}")  # type: ignore[arg-type]
+    # A tokenizer with several templates: tokenizer.chat_template is a dict
+    # by name, tokenizer_config.json a list of {"name", "template"}.
+    named = {"default": CHATML, "tool_use": CHATML}
+    for several in (named, [{"name": name, "template": text} for name, text in named.items()]):
+        with pytest.raises(TypeError) as caught:
+            render(HI, several)  # type: ignore[arg-type]
+        assert str(caught.value) == (
+            f"template must be the chat template's text, not {type(several).__name__}: this "
+            "one holds several templates by name ('default', 'tool_use'); pass the text of "
+            "the one to use"
+        )
     with pytest.raises(TypeError, match="add_generation_prompt must be True or False"):
         render(HI, CHATML, add_generation_prompt="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="when is a datetime; a template variable must be"):
