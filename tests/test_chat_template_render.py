@@ -350,6 +350,28 @@ def test_a_template_that_reads_eos_fails_cleanly_without_it() -> None:
         render(transcript, MISTRAL, bos_token="<s>")
 
 
+def test_a_template_that_prints_a_special_token_fails_without_it() -> None:
+    # Llama's and Mistral's templates open with {{- bos_token }}. Printed
+    # undefined, it would be nothing, and the prompt would lack the token.
+    with pytest.raises(TemplateError) as caught:
+        render(HI, MISTRAL, eos_token="</s>")
+    assert str(caught.value).startswith(
+        "the chat template failed: UndefinedError: 'bos_token' is undefined: the template "
+        "prints it, and render has no tokenizer to take it from; pass it (bos_token=..., "
+    )
+    assert caught.value.line == 2  # the template's first line is blank
+    for name in ("eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"):
+        with pytest.raises(TemplateError, match=f"'{name}' is undefined: the template prints it"):
+            render(HI, f"a{{{{ {name} ~ 'b' }}}}")
+    # Given, even empty (a tokenizer without the token), it renders.
+    assert render(HI, "{{ bos_token }}x", bos_token="") == "x"
+    assert render(HI, MISTRAL, bos_token="<s>", eos_token="</s>").startswith("<s>[SYSTEM_PROMPT]")
+    # Testing a special token, or printing any other undefined name, is as in jinja2.
+    tests = "{% if bos_token is defined %}d{% endif %}{% if not eos_token %}n{% endif %}"
+    assert render(HI, tests + "{{ eos_token | default('-') }}{{ other }}") == "n-"
+    assert render(HI, "{{ messages[0].bos_token }}.") == "."
+
+
 def test_media_parts_reach_a_template_that_reads_them() -> None:
     template = (
         "{% for m in messages %}{% if m.content is string %}{{ m.content }}{% else %}"
@@ -490,6 +512,17 @@ def test_bad_arguments() -> None:
         render([], CHATML)
     with pytest.raises(TypeError, match="template must be the chat template's text, not bytes"):
         render(HI, b"{{ 1 }}")  # type: ignore[arg-type]
+    # A tokenizer with several templates: tokenizer.chat_template is a dict
+    # by name, tokenizer_config.json a list of {"name", "template"}.
+    named = {"default": CHATML, "tool_use": CHATML}
+    for several in (named, [{"name": name, "template": text} for name, text in named.items()]):
+        with pytest.raises(TypeError) as caught:
+            render(HI, several)  # type: ignore[arg-type]
+        assert str(caught.value) == (
+            f"template must be the chat template's text, not {type(several).__name__}: this "
+            "one holds several templates by name ('default', 'tool_use'); pass the text of "
+            "the one to use"
+        )
     with pytest.raises(TypeError, match="add_generation_prompt must be True or False"):
         render(HI, CHATML, add_generation_prompt="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="when is a datetime; a template variable must be"):

@@ -98,6 +98,15 @@ def test_multiline_json_reports_line_and_column(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0] == f"{path}:3:31: $[1].content: expected str, got int"
 
 
+def test_jsonl_saved_as_json_is_reported_where_the_second_document_starts(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "oplog.json"
+    path.write_text('{"role":"user","content":"a"}\n{"role":"user","content":"b"}\n')
+    result = run("check", path)
+    assert result.stdout.splitlines()[0] == f"{path}:2:1: $: malformed JSON: trailing characters"
+
+
 def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     docs = [
@@ -291,6 +300,24 @@ def test_lenient_check_keeps_what_a_newer_writer_added(tmp_path: Path) -> None:
         f"{path}:1:85: $.ttl: unknown field 'ttl' kept as it was",
         f"{path}:2:9: $.role: unknown role 'developer' kept as it was",
     ]
+
+
+def test_lenient_strict_check_reports_a_newer_writers_provenance(tmp_path: Path) -> None:
+    # Strict decoding refuses "partner"; a gate that reads leniently must
+    # still hear of it, as it hears of unknown roles, block types and fields.
+    path = tmp_path / "newer.jsonl"
+    path.write_bytes(
+        b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"partner"}\n'
+        b'{"role":"tool_result","tool_use_id":"c","content":"d","provenance":"external"}\n'
+    )
+    kept = run("check", "--lenient", "--strict", path)
+    assert kept.returncode == 1
+    assert kept.stdout.splitlines() == [
+        f"{path}:1:68: $.provenance: unknown provenance 'partner' kept as it was "
+        "(it is not trusted)",
+        "1 file, 2 documents, 2 messages, 0 errors, 0 would change on re-save, 1 strict finding",
+    ]
+    assert run("check", "--lenient", "--canonical", path).returncode == 0
 
 
 def test_canonical_counts_documents_not_findings(tmp_path: Path) -> None:
@@ -517,3 +544,29 @@ def test_progress_on_a_terminal_passes_over_stdin_and_gzip(tmp_path: Path) -> No
     assert done.stdout == (
         "3 files, 5 documents, 5 messages, 0 errors, 0 would change on re-save, 0 strict findings\n"
     )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux")
+def test_json_output_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    # Such a name is held with lone surrogates, which a UTF-8 stdout refuses
+    # to write: the command failed with a traceback instead of a finding.
+    name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.jsonl")
+    with open(name, "wb") as file:
+        file.write(b'{"role":"user","content":4}\n')
+    result = subprocess.run(
+        [str(SCRIPT), "check", "--format", "json", str(tmp_path)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    finding = json.loads(result.stdout)
+    assert os.fsencode(finding["file"]) == name
+    assert (finding["line"], finding["column"], finding["path"]) == (1, 26, "$.content")
+    text = subprocess.run(
+        [str(SCRIPT), "check", str(tmp_path)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        check=False,
+    )
+    assert text.stdout.decode().startswith(f"{tmp_path}/caf\\udce9.jsonl:1:26: $.content: ")

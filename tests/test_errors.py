@@ -157,6 +157,30 @@ def test_bad_document_names_what_and_where(tp: Any, doc: bytes, path: str, words
     assert isinstance(err, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("doc", "first"),
+    [
+        (b'{"role":"user","content":"x"}x', "x"),
+        (b'{"role":"user","content":"x"}  \n  {"role":"user"}', "{"),
+        (b'{"role":"user","content":"x"}}', "}"),
+        (b'{"role":"user","content":"x"} 7', "7"),
+        (b'{"role":"user","content":"x"}\t"s"', '"'),
+    ],
+    ids=["glued", "second-document", "brace", "number", "string"],
+)
+def test_trailing_characters_are_placed_at_the_first_of_them(doc: bytes, first: str) -> None:
+    # msgspec names the byte after it; a reader (and convtypes check's
+    # LINE:COL) wants the one that is wrong.
+    with pytest.raises(ct.WireError, match="trailing characters") as caught:
+        ct.decode_message(doc)
+    offset = caught.value.offset
+    assert offset is not None and doc[offset:].startswith(first.encode())
+    assert doc[:offset].rstrip() == b'{"role":"user","content":"x"}'
+    with pytest.raises(ct.WireError, match="trailing characters") as listed:
+        ct.decode_messages(b"[]" + doc[len(b'{"role":"user","content":"x"}') :])
+    assert listed.value.offset == offset - len(b'{"role":"user","content":"x"}') + 2
+
+
 def test_decode_message_and_messages_raise_the_same_error() -> None:
     with pytest.raises(ct.WireError, match=r"at \$\.role$"):
         ct.decode_message(b'{"role":"tool","content":"x"}')
@@ -307,3 +331,53 @@ def test_decode_reads_a_union_of_block_classes() -> None:
 def test_decode_refuses_a_type_it_cannot_read(kind: Any) -> None:
     with pytest.raises(TypeError, match=r"^decode reads a value class, Message, ContentBlock"):
         ct.decode(b"{}", kind)
+
+
+# --- errors cross a process boundary ----------------------------------------------
+
+
+def _every_error() -> list[BaseException]:
+    """One of each error class convtypes raises, with every attribute set."""
+    from convtypes import dialects, mcp
+    from convtypes.dialects import chat_template
+
+    return [
+        ct.WireError("expected str, got int", "$.content", 12, 1, 13),
+        ct.TornLineError("torn", "$", 40, 3, 1),
+        dialects.DialectError("no turn", 2),
+        dialects.ResponseError("bad response", None),
+        dialects.StreamError("bad event", 4, {"type": "ping"}),
+        dialects.UnsupportedContent("no audio", 1, ct.TextBlock(text="x")),
+        dialects.UnmatchedResult("answers nothing", 3, "call_9"),
+        dialects.UnansweredCall("left open", 1, "call_1", 4),
+        dialects.ToolSchemaError("no $ref", "search", "/properties/q"),
+        chat_template.TemplateError("refused", line=7, refusal="system first"),
+        chat_template.OutputError("cut off", 12),
+        mcp.MCPError("missing 'content'", "$[1]"),
+        mcp.MCPContentError("unknown type", "$.content[0].type", "hologram"),
+    ]
+
+
+@pytest.mark.parametrize("error", _every_error(), ids=lambda error: type(error).__name__)
+def test_every_error_pickles_with_its_attributes(error: BaseException) -> None:
+    import pickle
+
+    copied = pickle.loads(pickle.dumps(error))
+    assert type(copied) is type(error)
+    assert copied.args == error.args and str(copied) == str(error)
+    assert vars(copied) == vars(error)
+
+
+def test_an_error_in_a_worker_reaches_the_caller() -> None:
+    # Unpickling the error used to fail in the pool's parent, which then
+    # reported the worker as dead and refused all further work.
+    from concurrent.futures import ProcessPoolExecutor
+
+    from convtypes.dialects.chat_template import OutputError, parse_output
+
+    cut = '<tool_call>{"name": "search", "arguments": {'
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        with pytest.raises(OutputError) as caught:
+            pool.submit(parse_output, cut, style="hermes").result()
+        assert caught.value.offset == 0
+        assert pool.submit(len, "still working").result() == 13

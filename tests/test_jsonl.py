@@ -286,6 +286,103 @@ def test_a_binary_file_object_is_read_from_where_it_stands_and_left_open(tmp_pat
     ]
 
 
+def test_a_pipe_yields_each_message_once_its_line_has_arrived() -> None:
+    # A reader that follows a live log (a subprocess's output, a socket)
+    # must see a line while the writer is still writing, not when the
+    # batch fills or the writer closes.
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe:
+        os.write(write_end, line(user("a")) + line(user("b"))[:9])
+        messages = ct.iter_jsonl(pipe)
+        got: list[ct.Message] = []
+        reader = threading.Thread(target=lambda: got.append(next(messages)))
+        reader.start()
+        reader.join(timeout=10)  # returns at once when it works
+        arrived = list(got)
+        os.write(write_end, line(user("b"))[9:])
+        os.close(write_end)
+        reader.join()
+        assert arrived == [user("a")]
+        assert list(messages) == [user("b")]
+
+
+def test_a_closed_or_write_only_stream_raises_what_the_errors_page_says(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(line(user("a")))
+    with path.open("rb") as closed:
+        pass
+    with pytest.raises(ValueError, match="closed file"):
+        next(ct.iter_jsonl(closed))
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with path.open("ab") as file, os.fdopen(write_end, "wb") as pipe:
+        for write_only in (file, pipe):
+            with pytest.raises(io.UnsupportedOperation):
+                next(ct.iter_jsonl(write_only))
+
+
+class _Arriving:
+    """A stream that cannot seek, whose bytes arrive in the given pieces, as a pipe's do."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self._pieces = pieces
+
+    def seekable(self) -> bool:
+        return False
+
+    def readlines(self, hint: int = -1) -> list[bytes]:
+        raise AssertionError("a stream still being written must not be read by batches")
+
+    def read1(self, size: int = -1) -> bytes:
+        if not self._pieces:
+            return b""
+        piece = self._pieces.pop(0)
+        if 0 <= size < len(piece):
+            piece, rest = piece[:size], piece[size:]
+            self._pieces.insert(0, rest)
+        return piece
+
+
+def _read_all(source: Any, lenient: bool) -> list[object]:
+    """What iter_jsonl gives for ``source``: messages, and each bad line with its error."""
+    found: list[object] = []
+
+    def bad(err: ct.WireError, text: bytes) -> None:
+        where = (err.line, err.column, err.offset, err.path, err.reason)
+        found.append((type(err).__name__, where, text))
+
+    for message in ct.iter_jsonl(source, lenient=lenient, on_error=bad):
+        found.append(message)
+    return found
+
+
+@settings(max_examples=60)
+@given(
+    lines=st.lists(
+        st.one_of(
+            cst.messages(max_items=1).map(lambda m: ct.encode(m) + b"\n"),
+            st.sampled_from([b"{}\n", b'{"role":"user"}\r\n', b"\xff\n", b"\n", b" \n"]),
+        ),
+        max_size=8,
+    ),
+    torn=st.booleans(),
+    lenient=st.booleans(),
+    cuts=st.lists(st.integers(0, 2000), max_size=6),
+    batch=st.sampled_from([3, 1 << 18]),
+)
+def test_a_stream_read_as_it_arrives_reads_as_the_file_does(
+    lines: list[bytes], torn: bool, lenient: bool, cuts: list[int], batch: int
+) -> None:
+    # However the bytes are cut into arrivals (and however small a read is),
+    # the messages, the bad lines and where their errors are placed are
+    # those of the same bytes read from a file.
+    data = b"".join([*lines, b'{"role":"user","cont' if torn else b""])
+    points = sorted({cut % (len(data) + 1) for cut in cuts})
+    pieces = [data[a:b] for a, b in itertools.pairwise([0, *points, len(data)]) if b > a]
+    with batches_of(batch):
+        assert _read_all(_Arriving(pieces), lenient) == _read_all(io.BytesIO(data), lenient)
+
+
 class _StrLines:
     """A file-like object that hands out text: refused once it is read."""
 
@@ -796,6 +893,31 @@ def test_repair_and_append_wait_for_each_other(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ transcripts
+
+
+def test_a_save_that_cannot_start_names_the_path_it_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file that could not be made is the temporary one beside the
+    # target, named at random; the error names the target instead.
+    target = tmp_path / "missing" / "session.json"
+    with pytest.raises(FileNotFoundError) as missing:
+        ct.save_transcript(target, [user("a")])
+    assert missing.value.filename == str(target)
+    assert str(missing.value) == f"[Errno {errno.ENOENT}] No such file or directory: '{target}'"
+    real_open = os.open
+
+    def refuse_temporary(path: str, flags: int, mode: int = 0o777) -> int:
+        if path.endswith(".tmp"):
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", refuse_temporary)
+    with pytest.raises(PermissionError) as refused:
+        ct.save_transcript(tmp_path / "session.json", [user("a")])
+    assert refused.value.filename == str(tmp_path / "session.json")
+    assert refused.value.errno == errno.EACCES
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_save_and_load_a_transcript(tmp_path: Path) -> None:

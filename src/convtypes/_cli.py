@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 import zlib
@@ -29,6 +30,7 @@ from ._files import is_blank, line_and_column, line_batches
 from ._jsonvalue import DecodedJson
 from ._locate import find_repeated_key, format_path, offset_of
 from ._messages import Message
+from ._provenance import UnknownProvenance
 from ._unknown import UnknownBlock, UnknownMessage
 
 __all__ = ["main"]
@@ -58,7 +60,7 @@ class Finding:
         return _printable(f"{self.file}:{self.line}:{self.column}: {self.path}: {self.message}")
 
     def json(self) -> str:
-        return json.dumps(
+        text = json.dumps(
             {
                 "file": self.file,
                 "line": self.line,
@@ -69,6 +71,14 @@ class Finding:
             },
             ensure_ascii=False,
         )
+        # A file name that is not UTF-8 holds lone surrogates (Python's
+        # surrogateescape), which a UTF-8 stream refuses to write. Escaped,
+        # the line is still JSON, and os.fsencode of the decoded name gives
+        # back the bytes of the name.
+        return _SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _printable(text: str) -> str:
@@ -258,6 +268,12 @@ def _kept_unknowns(value: object, where: list[str | int]) -> Iterator[tuple[str,
     elif isinstance(value, msgspec.Struct):
         for key in unknown_fields(value):
             yield format_path([*where, key]), f"unknown field '{key}' kept as it was"
+        provenance = getattr(value, "provenance", None)
+        if isinstance(provenance, UnknownProvenance):
+            yield (
+                format_path([*where, "provenance"]),
+                f"unknown provenance '{provenance.value}' kept as it was (it is not trusted)",
+            )
         for field in ("content", "tool_calls", "thinking"):
             nested = getattr(value, field, None)
             if isinstance(nested, tuple):

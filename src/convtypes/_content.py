@@ -173,6 +173,7 @@ class _Video(_Block, frozen=True, kw_only=True):
     _checks: ClassVar[Checks] = {"fps": _as_fps, "max_frames": _as_u32}
 
     def is_video(self) -> bool:
+        """``True``: this block carries video."""
         return True
 
     def __post_init__(self) -> None:
@@ -227,6 +228,7 @@ class _Audio(_Block, frozen=True, kw_only=True):
     _checks: ClassVar[Checks] = {"sample_rate": _as_u32}
 
     def is_audio(self) -> bool:
+        """``True``: this block carries audio."""
         return True
 
 

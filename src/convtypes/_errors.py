@@ -197,8 +197,33 @@ def from_msgspec(
         what = "malformed JSON: " + what.removeprefix("JSON is malformed: ")
     # Trailing data follows a complete document: it belongs to no path inside.
     inside = raw is not None and "trailing characters" not in what
+    if not inside and raw is not None:
+        offset = _trailing_start(raw, offset)
     path = _path_at(raw, offset) if inside and raw is not None else "$"
     return WireError(what, path, offset)
+
+
+def _trailing_start(raw: bytes, offset: int) -> int:
+    """Where the trailing characters that msgspec reported at ``offset`` begin.
+
+    msgspec names the byte after the first of them (``{}x`` at byte 3), and
+    a reader wants the first: it is taken when what comes before it is a
+    whole document, so a msgspec that names the first itself is read right.
+    """
+    start = offset - 1
+    if start < 0 or raw[start : start + 1] in _JSON_SPACE:
+        return offset
+    head = raw[:start]
+    if find_excess_depth(head, MAX_DEPTH) is not None:
+        return offset
+    try:
+        msgspec.json.decode(head)
+    except (msgspec.DecodeError, RecursionError):
+        return offset
+    return start
+
+
+_JSON_SPACE: Final = (b" ", b"\t", b"\r", b"\n")
 
 
 def _path_at(raw: bytes, offset: int) -> str:

@@ -91,18 +91,55 @@ def line_batches(
     both read through it. Batching keeps the per-line cost to what
     ``readlines`` spends in C, and holds at most about ``_BATCH_BYTES`` plus
     one line in memory.
+
+    A stream that cannot seek (a pipe, a socket, a terminal) may still be
+    written to, and ``readlines`` would hold back the lines already there
+    until the batch filled or the writer closed the stream, which a follower
+    of a live log may never see. Such a stream is read as its bytes arrive
+    instead: a batch is the whole lines that have come so far.
     """
+    batches = _batches(stream) if not head or head.endswith(b"\n") else iter(())
     number, offset = first_line, first_offset
-    lines = [head] if head else []
-    if not head or head.endswith(b"\n"):  # a head without one ended the stream
-        lines += stream.readlines(_BATCH_BYTES)
+    lines = [head] if head else next(batches, [])
     while lines:
         if isinstance(lines[0], str):
             raise TypeError(_TEXT_STREAM)
         yield number, offset, lines
         number += len(lines)
         offset += sum(map(len, lines))
-        lines = stream.readlines(_BATCH_BYTES)
+        lines = next(batches, [])
+
+
+def _batches(stream: IO[bytes]) -> Iterator[list[bytes]]:
+    """The stream's lines, in batches of about ``_BATCH_BYTES`` or of what has arrived."""
+    # A seekable stream holds its bytes already (a file, a buffer); a closed
+    # one raises ValueError here, as reading it would.
+    seekable = getattr(stream, "seekable", None)
+    if seekable is not None and seekable():
+        while lines := stream.readlines(_BATCH_BYTES):
+            yield lines
+        return
+    read1 = getattr(stream, "read1", None)
+    if read1 is None:  # an object with only readlines: one line at a time
+        while lines := stream.readlines(1):
+            yield lines
+        return
+    # read1 returns what one read of the pipe gives, waiting only when
+    # nothing has come. A line cut between two reads waits for its end.
+    pending: list[bytes] = []
+    while chunk := read1(_BATCH_BYTES):
+        if isinstance(chunk, str):
+            raise TypeError(_TEXT_STREAM)
+        end = chunk.rfind(b"\n") + 1
+        if not end:
+            pending.append(chunk)
+            continue
+        pending.append(chunk[:end])
+        lines = io.BytesIO(b"".join(pending)).readlines()
+        pending = [chunk[end:]] if end < len(chunk) else []
+        yield lines
+    if pending:
+        yield [b"".join(pending)]
 
 
 def is_blank(line: bytes) -> bool:
@@ -164,7 +201,9 @@ def iter_jsonl(
     or is abandoned (when the generator is closed or garbage-collected: wrap
     it in ``contextlib.closing`` to make that moment explicit).
 
-    Memory is bounded by the longest line, not by the file. Blank lines
+    Memory is bounded by the longest line, not by the file. From a stream
+    that is still being written (a pipe, a socket), each message comes as
+    soon as its line has arrived. Blank lines
     (nothing but spaces, tabs and ``\\r``) are skipped; ``\\r\\n`` line ends
     are read like ``\\n``.
 
@@ -607,7 +646,13 @@ def save_transcript(
     name = os.fsdecode(path)
     mode = _replaceable_mode(name)
     directory, base = os.path.split(name)
-    fd, temporary = _create_temporary(directory, base)
+    try:
+        fd, temporary = _create_temporary(directory, base)
+    except OSError as err:
+        # The file that could not be made is a temporary one the caller never
+        # named: report the path they gave (a missing directory, no
+        # permission to write in it).
+        raise OSError(err.errno, err.strerror, name) from err
     try:
         if mode is not None and hasattr(os, "fchmod"):
             os.fchmod(fd, mode)

@@ -26,9 +26,9 @@ def setup() -> None:
 
     from ._content import CONTENT_BLOCK_TYPES
     from ._messages import MESSAGE_TYPES, ThinkingBlock, ToolCall
-    from ._provenance import Provenance
+    from ._provenance import Provenance, UnknownProvenance
     from ._unknown import UnknownBlock, UnknownMessage
 
     kinds = (*CONTENT_BLOCK_TYPES, *MESSAGE_TYPES, ToolCall, ThinkingBlock, Provenance)
-    for kind in (*kinds, UnknownMessage, UnknownBlock):
+    for kind in (*kinds, UnknownMessage, UnknownBlock, UnknownProvenance):
         st.register_type_strategy(kind, _strategy_for)

@@ -50,6 +50,7 @@ from ._messages import Message, ToolResultMessage, UserMultimodalMessage
 from ._nesting import excess_depth
 from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from .dialects import ToolSpec, Unsupported
+from .dialects._errors import rebuild_error
 
 __all__ = [
     "ERROR_MARK",
@@ -64,7 +65,7 @@ __all__ = [
 ERROR_MARK: Final = "[tool error] The tool reported that this call failed."
 """The first line of the text of a result that has ``isError: true``.
 
-A ``ToolResultMessage`` has no field for a failed call, and two of the four
+A ``ToolResultMessage`` has no field for a failed call, and three of the five
 providers have none in their requests either, so the mark is part of the
 text, on a line of its own, with the server's text after it. It is as
 trustworthy as the server's flag: a server can write the same words into a
@@ -120,6 +121,11 @@ class MCPError(ValueError):
         super().__init__(f"{reason} at {path}")
         self.reason = reason
         self.path = path
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt with every attribute, not by calling the class with its
+        # text, so that the error crosses a process pool as it was.
+        return (rebuild_error, (type(self), self.args, self.__dict__))
 
 
 class MCPContentError(MCPError):

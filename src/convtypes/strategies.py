@@ -49,7 +49,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ._provenance import Provenance
+from ._provenance import Provenance, UnknownProvenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import known_tags
 
@@ -66,6 +66,7 @@ __all__ = [
     "transcripts",
     "unknown_blocks",
     "unknown_messages",
+    "unknown_provenances",
 ]
 
 
@@ -123,7 +124,16 @@ def _json_objects() -> st.SearchStrategy[dict[str, JsonValue]]:
 
 @_made_once
 def provenances() -> st.SearchStrategy[Provenance]:
+    """Either member of :class:`~convtypes.Provenance`."""
     return st.sampled_from(Provenance)
+
+
+@_made_once
+def unknown_provenances() -> st.SearchStrategy[UnknownProvenance]:
+    """Provenance values from a newer writer, as lenient decoding keeps them."""
+    known = {member.value for member in Provenance}
+    values = texts(12).filter(lambda value: value not in known)
+    return values.map(lambda value: UnknownProvenance(value=value))
 
 
 _u32 = st.none() | st.integers(0, U32_MAX)
@@ -154,11 +164,13 @@ def content_blocks(kinds: tuple[type[Any], ...] | None = None) -> st.SearchStrat
 
 @_made_once
 def tool_calls() -> st.SearchStrategy[ToolCall]:
+    """Tool calls, with an id or without, and arguments of any JSON object."""
     return st.builds(ToolCall, id=st.none() | texts(16), name=texts(16), arguments=_json_objects())
 
 
 @_made_once
 def thinking_blocks() -> st.SearchStrategy[ThinkingBlock]:
+    """Thinking blocks: signed, redacted, both or neither, each field drawn on its own."""
     return st.builds(
         ThinkingBlock,
         text=texts(),
@@ -229,15 +241,23 @@ def transcripts(max_size: int = 8) -> st.SearchStrategy[list[Message]]:
 
 
 @_made_once
-@st.composite
-def conversations(draw: st.DrawFn, max_exchanges: int = 4) -> list[Message]:
+def conversations(max_exchanges: int = 4) -> st.SearchStrategy[list[Message]]:
     """Well-formed conversations: ones ``check_conversation`` finds no fault in.
 
-    An optional system prompt, then exchanges: a user turn, assistant turns
-    whose tool calls (with unique ids, or none and answered by position) are
-    each answered before the next user turn, and a closing assistant turn.
-    Thinking is signed throughout or absent throughout.
+    An optional system prompt, then one to ``max_exchanges`` exchanges: a
+    user turn, assistant turns whose tool calls (with unique ids, or none and
+    answered by position) are each answered before the next user turn, and a
+    closing assistant turn. Thinking is signed throughout or absent
+    throughout.
     """
+    return _conversations(max_exchanges)
+
+
+@st.composite
+def _conversations(draw: st.DrawFn, max_exchanges: int) -> list[Message]:
+    # A composite's own signature starts with ``draw``, which a caller never
+    # passes: the public function above is the one users (and the API
+    # reference) see.
     from ._conversation import positional_call_id
 
     signed = draw(st.booleans())
@@ -292,4 +312,6 @@ def for_type(kind: type[Any]) -> st.SearchStrategy[Any]:
         return unknown_messages()
     if kind is UnknownBlock:
         return unknown_blocks()
+    if kind is UnknownProvenance:
+        return unknown_provenances()
     raise TypeError(f"no convtypes strategy for {kind!r}")

@@ -49,6 +49,21 @@ class DialectError(ValueError):
         super().__init__(text)
         self.index = index
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle calls the class with ``args`` (the text alone), which the
+        # subclasses' own signatures refuse: a worker's error would break a
+        # process pool instead of reaching the caller. Rebuild without
+        # ``__init__``, with every attribute as it was.
+        return (rebuild_error, (type(self), self.args, self.__dict__))
+
+
+def rebuild_error(kind: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    """An error of ``kind`` with ``args`` and attributes ``state``, as it was pickled."""
+    error = kind.__new__(kind, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class UnsupportedContent(DialectError):
     """A message or block the dialect has no place for.

@@ -15,6 +15,13 @@ jinja2's immutable sandbox. They are written against one renderer,
 - ``{% generation %}...{% endgeneration %}`` (which marks the assistant's
   tokens for training) renders its body.
 
+One thing differs on purpose. transformers always hands a template the
+tokenizer's special tokens, and there is no tokenizer here, so the caller
+passes them. A template that prints one the caller left out
+(``{{ bos_token }}``) would print nothing, and the prompt would lack the
+token without a word; here that fails instead, naming the token. Testing
+one (``is defined``, ``if``) works as in jinja2.
+
 jinja2 is imported on first use only, and only from here: ``import convtypes``
 and ``import convtypes.dialects.chat_template`` never import it. Every failure
 leaves as :class:`TemplateError`.
@@ -33,6 +40,19 @@ MIN_JINJA2: Final = (3, 1, 6)
 """The oldest jinja2 trusted to sandbox a template: earlier ones have known escapes."""
 
 _INSTALL: Final = "pip install 'convtypes[templates]'"
+
+SPECIAL_TOKENS: Final = frozenset(
+    {
+        "bos_token",
+        "eos_token",
+        "unk_token",
+        "sep_token",
+        "pad_token",
+        "cls_token",
+        "mask_token",
+    }
+)
+"""The tokenizer's special tokens, as transformers names them when it passes them to a template."""
 
 
 class _Refusal(Exception):
@@ -92,7 +112,7 @@ def environment() -> Any:
         from jinja2.exceptions import SecurityError
         from jinja2.ext import Extension, loopcontrols
         from jinja2.sandbox import ImmutableSandboxedEnvironment
-        from jinja2.utils import Namespace
+        from jinja2.utils import Namespace, missing
     except ImportError as err:
         raise ImportError(
             f"rendering a chat template needs jinja2, which is not installed: {_INSTALL}"
@@ -133,8 +153,27 @@ def environment() -> Any:
             check_name(name)
             Namespace.__setitem__(self, name, value)
 
+    class SpecialTokenUndefined(jinja2.Undefined):
+        # Printing a special token nobody passed would drop it from the
+        # prompt in silence (see the module's doc). Any other undefined
+        # value prints as nothing, as transformers' renderer prints it.
+        __slots__ = ()
+
+        def __str__(self) -> str:
+            name = self._undefined_name
+            if self._undefined_obj is missing and name in SPECIAL_TOKENS:
+                raise jinja2.UndefinedError(
+                    f"{name!r} is undefined: the template prints it, and render has no "
+                    f"tokenizer to take it from; pass it ({name}=..., or "
+                    "**tokenizer.special_tokens_map), as '' if the tokenizer has none"
+                )
+            return super().__str__()
+
     env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols]
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[Generation, loopcontrols],
+        undefined=SpecialTokenUndefined,
     )
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception

@@ -178,8 +178,10 @@ def render(
 
     ``variables`` are the rest of what the template reads: the tokenizer's
     special tokens, which transformers passes for you and which must be
-    given here (``bos_token="<s>"``, ``eos_token="</s>"``: a template may
-    fail without them), and its own switches (``enable_thinking=False``,
+    given here (``bos_token="<s>"``, ``eos_token="</s>"``; a template that
+    prints one not given raises :class:`TemplateError` rather than leave it
+    out of the prompt, so pass ``""`` for a token the tokenizer lacks), and
+    its own switches (``enable_thinking=False``,
     ``date_string=...``). They must be JSON-like (text, numbers, bools,
     None, lists and dicts of them), so the sandboxed template holds nothing
     it could call.
@@ -191,7 +193,7 @@ def render(
     ``ImportError`` when jinja2 (the ``templates`` extra) is missing.
     """
     if not isinstance(template, str):
-        raise TypeError(f"template must be the chat template's text, not {type(template).__name__}")
+        raise TypeError(_not_a_template(template))
     if type(add_generation_prompt) is not bool:
         raise TypeError(
             f"add_generation_prompt must be True or False, not {add_generation_prompt!r}"
@@ -220,6 +222,32 @@ def render(
     ):
         raise TypeError("documents must be a list of dicts (each with 'title' and 'text')")
     return run(template, context)
+
+
+def _not_a_template(template: object) -> str:
+    """Why ``template`` is refused, naming the templates inside it when it holds several.
+
+    A tokenizer with several templates gives them as a dict of name to text
+    (``tokenizer.chat_template``), and its ``tokenizer_config.json`` as a
+    list of ``{"name", "template"}``.
+    """
+    names: list[str] = []
+    if isinstance(template, Mapping):
+        names = [name for name in template if isinstance(name, str)]
+    elif isinstance(template, list):
+        names = [
+            entry["name"]
+            for entry in template
+            if isinstance(entry, Mapping) and isinstance(entry.get("name"), str)
+        ]
+    kind = type(template).__name__
+    if not names:
+        return f"template must be the chat template's text, not {kind}"
+    listed = ", ".join(repr(name) for name in names[:6])
+    return (
+        f"template must be the chat template's text, not {kind}: this one holds several "
+        f"templates by name ({listed}); pass the text of the one to use"
+    )
 
 
 def parse_output(text: str, *, style: Style, in_thinking: bool = False) -> AssistantMessage:
@@ -291,6 +319,7 @@ class OutputStream:
 
     @property
     def finished(self) -> bool:
+        """Whether reading is over: :meth:`finish` or :meth:`result` ran, or an error ended it."""
         return self._reader.finished
 
     def result(self) -> AssistantMessage:
