@@ -183,7 +183,7 @@ def test_a_wrong_argument_is_refused_at_the_call() -> None:
         to_messages([], unsupported="drop")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match='ids= must be "default" or "alnum9", not \'mistral\''):
         to_messages([], ids="mistral")  # type: ignore[arg-type]
-    with pytest.raises(Exception, match="message 0: not a convtypes message"):
+    with pytest.raises(TypeError, match="message 0: not a convtypes message"):
         to_messages([{"role": "user", "content": "hi"}])  # type: ignore[list-item]
 
 

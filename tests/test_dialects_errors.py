@@ -164,9 +164,9 @@ def test_a_result_that_could_answer_two_calls_is_refused(module: ModuleType) -> 
 
 @pytest.mark.parametrize("module", ALL, ids=IDS)
 def test_something_that_is_not_a_message_is_refused(module: ModuleType) -> None:
-    with pytest.raises(DialectError, match="message 1: not a convtypes message") as err:
+    # A plain dict from json.loads is a wrong argument, as everywhere in convtypes.
+    with pytest.raises(TypeError, match="message 1: not a convtypes message"):
         module.to_request([ct.UserMessage(content="q"), {"role": "user", "content": "x"}])
-    assert err.value.index == 1
 
 
 @pytest.mark.parametrize("module", [*ALL, ollama], ids=[*IDS, "ollama"])

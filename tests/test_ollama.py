@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import (
-    DialectError,
     ResponseError,
     StreamError,
     TextDelta,
@@ -493,7 +492,7 @@ def test_what_a_newer_writer_made_is_never_forwarded() -> None:
     )
     with pytest.raises(UnsupportedContent, match=r"block 0 \(hologram\): Ollama cannot send"):
         ollama.to_request([unknown_block], unsupported="note")
-    with pytest.raises(DialectError, match="message 0: not a convtypes message: 'hello'"):
+    with pytest.raises(TypeError, match="message 0: not a convtypes message: 'hello'"):
         ollama.to_request(["hello"])  # type: ignore[list-item]
 
 

@@ -221,8 +221,9 @@ def unknown_message(index: int, message: UnknownMessage) -> UnsupportedContent:
     )
 
 
-def not_a_message(index: int, message: object) -> DialectError:
-    return DialectError(f"message {index}: not a convtypes message: {short(message)}", index)
+def not_a_message(index: int, message: object) -> TypeError:
+    """A wrong argument, not a transcript a provider refuses: ``TypeError``, as in the core."""
+    return TypeError(f"message {index}: not a convtypes message: {short(message)}")
 
 
 def unsupported_block(
