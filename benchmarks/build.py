@@ -7,6 +7,8 @@ same plain values (the seeded corpus, read as dicts) and calls its own
 constructors with keywords, nested values first:
 
 - convtypes: every field checked and normalised as it is built;
+- convtypes before: the same, as of the commit before this release
+  (``_baseline.py``), to show what this release's checks cost;
 - bare-msgspec: the same wire types as plain msgspec Structs, no checks;
 - pydantic-v2: models that validate on construction;
 - dataclasses: plain dataclasses, no checks.
@@ -75,9 +77,10 @@ def _builder(blocks: dict[str, Any], roles: dict[str, Any], call: Any, thinking:
     return build
 
 
-def convtypes_builder() -> Build:
-    import convtypes as ct
+def convtypes_builder(package: str = "convtypes") -> Build:
+    import importlib
 
+    ct: Any = importlib.import_module(package)
     roles = {
         "system": ct.SystemMessage,
         "user": ct.UserMessage,
@@ -260,8 +263,19 @@ def dataclasses_builder() -> Build:
 
 _REQUIRED = object()
 
+
+def before_builder() -> Build:
+    """convtypes as it was before this release (see _baseline.py)."""
+    import _baseline
+
+    if _baseline.load() is None:
+        raise ImportError("no git history here")
+    return convtypes_builder("convtypes_before")
+
+
 PEERS: dict[str, Callable[[], Build]] = {
     "convtypes": convtypes_builder,
+    "convtypes before": before_builder,
     "bare-msgspec": bare_builder,
     "pydantic-v2": pydantic_builder,
     "dataclasses": dataclasses_builder,
