@@ -89,6 +89,7 @@ def test_every_public_function_class_and_method_has_a_docstring() -> None:
 def loaded() -> tuple[Any, Any]:
     """The package as griffe reads it for the API reference, and the extension's module."""
     import griffe
+
     spec = importlib.util.spec_from_file_location(
         "sphinx_roles", ROOT / "docs" / "_ext" / "sphinx_roles.py"
     )
