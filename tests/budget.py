@@ -3,7 +3,8 @@
 A developer's run (the README's test command) uses the quick counts, so the
 suite finishes in about a minute on two cores. CI's run of it sets
 ``HYPOTHESIS_PROFILE=ci`` (or ``CI``), which raises every test's default to
-200 examples and gives the fuzz tests their full counts.
+200 examples, draws them from a fixed seed, and gives the fuzz tests their
+full counts.
 """
 
 from __future__ import annotations

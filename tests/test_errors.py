@@ -371,12 +371,16 @@ def test_every_error_pickles_with_its_attributes(error: BaseException) -> None:
 def test_an_error_in_a_worker_reaches_the_caller() -> None:
     # Unpickling the error used to fail in the pool's parent, which then
     # reported the worker as dead and refused all further work.
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from convtypes.dialects.chat_template import OutputError, parse_output
 
     cut = '<tool_call>{"name": "search", "arguments": {'
-    with ProcessPoolExecutor(max_workers=1) as pool:
+    # Spawned, not forked: the test process has threads (pytest's, the big
+    # stack's), and a fork of a threaded process may deadlock in the child.
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
         with pytest.raises(OutputError) as caught:
             pool.submit(parse_output, cut, style="hermes").result()
         assert caught.value.offset == 0
