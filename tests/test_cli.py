@@ -308,7 +308,7 @@ def test_lenient_strict_check_reports_a_newer_writers_provenance(tmp_path: Path)
     path = tmp_path / "newer.jsonl"
     path.write_bytes(
         b'{"role":"tool_result","tool_use_id":"a","content":"b","provenance":"partner"}\n'
-        b'{"role":"tool_result","tool_use_id":"c","content":"d","provenance":"external"}\n'
+        b'{"role":"tool_result","tool_use_id":"t2","content":"d","provenance":"external"}\n'
     )
     kept = run("check", "--lenient", "--strict", path)
     assert kept.returncode == 1
