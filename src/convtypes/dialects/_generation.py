@@ -35,6 +35,7 @@ part of the answer and is dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final, Literal
 
 from .._messages import AssistantMessage, ThinkingBlock, ToolCall
@@ -304,16 +305,32 @@ class GenerationReader:
             self._consume(at + len(tag))
             self._state = _BODY
             return True
+        return self._show_settled(buf, final, self._thinking_tags, self._show_thinking, out)
+
+    def _show_settled(
+        self,
+        buf: str,
+        final: bool,
+        tags: _Tags,
+        show: Callable[[str, list[Delta]], None],
+        out: list[Delta],
+    ) -> bool:
+        """Show what no later chunk can change; at the end, all but a closing end token.
+
+        Holds back what could still begin one of ``tags``, and a run of end
+        tokens at the edge (dropped only when it is the very end). Returns
+        whether anything was taken.
+        """
         if final:
-            self._show_thinking(buf[: self._end_tags.run_at_end(buf)], out)
+            show(buf[: self._end_tags.run_at_end(buf)], out)
             self._consume(len(buf))
             self._state = _DONE
             return True
-        safe = len(buf) - self._thinking_tags.partial(buf)
+        safe = len(buf) - tags.partial(buf)
         safe = min(safe, self._end_tags.run_at_end(buf[:safe]))
         if safe <= 0:
             return False
-        self._show_thinking(buf[:safe], out)
+        show(buf[:safe], out)
         self._consume(safe)
         return True
 
@@ -386,18 +403,7 @@ class GenerationReader:
             self._call_at = self._at
             self._consume(len(tag))
             return self._marker(tag)
-        if final:
-            self._show_text(buf[: self._end_tags.run_at_end(buf)], out)
-            self._consume(len(buf))
-            self._state = _DONE
-            return True
-        safe = len(buf) - self._body_tags.partial(buf)
-        safe = min(safe, self._end_tags.run_at_end(buf[:safe]))
-        if safe <= 0:
-            return False
-        self._show_text(buf[:safe], out)
-        self._consume(safe)
-        return True
+        return self._show_settled(buf, final, self._body_tags, self._show_text, out)
 
     def _marker(self, tag: str) -> bool:
         if tag == "<tool_call>":
