@@ -448,6 +448,12 @@ def test_properties_and_items_say_a_type_where_none_is_given() -> None:
             "/properties/x/oneOf/1",
             "no 'oneOf'",
         ),
+        # null matches both members: one of them NULL, the other nullable.
+        (
+            {"oneOf": [{"const": None}, {"enum": [None, 0]}]},
+            "/properties/x/oneOf/1",
+            "no 'oneOf'",
+        ),
         (
             {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]},
             "/properties/x",

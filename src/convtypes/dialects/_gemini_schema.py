@@ -714,8 +714,8 @@ def _for_type(fields: dict[str, Any], branch: Mapping[str, Any]) -> dict[str, An
 
 def _disjoint(first: dict[str, Any], second: dict[str, Any]) -> bool:
     """Whether no value can match both schemas, where that is plain to see."""
-    if first.get("nullable") and second.get("nullable"):
-        return False
+    if _admits_null(first) and _admits_null(second):
+        return False  # null matches both (``nullable``, or a ``NULL`` type)
     one, other = first.get("type"), second.get("type")
     if one is None or other is None:
         return False
@@ -736,6 +736,10 @@ def _disjoint(first: dict[str, Any], second: dict[str, Any]) -> bool:
             if name in first.get("properties", {}) and name in second.get("properties", {})
         )
     return False
+
+
+def _admits_null(schema: dict[str, Any]) -> bool:
+    return bool(schema.get("nullable")) or schema.get("type") == "NULL"
 
 
 def _formats(schema: dict[str, Any]) -> None:
