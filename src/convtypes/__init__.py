@@ -7,6 +7,7 @@ fence that shows it in a prompt; and one codec whose every failure is a
 :class:`WireError` with a JSON path.
 """
 
+from ._calls import close_open_calls, open_calls
 from ._codec import (
     LenientMessage,
     decode,
@@ -48,6 +49,7 @@ from ._messages import (
 )
 from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from ._replace import replace
+from ._trim import TrimError, estimate_tokens, trim
 from ._unknown import UnknownBlock, UnknownMessage
 
 __version__ = "0.2.0"
@@ -77,6 +79,7 @@ __all__ = [
     "ToolCall",
     "ToolResultMessage",
     "TornLineError",
+    "TrimError",
     "UnknownBlock",
     "UnknownMessage",
     "UnknownProvenance",
@@ -88,18 +91,22 @@ __all__ = [
     "WireError",
     "append_jsonl",
     "check_conversation",
+    "close_open_calls",
     "decode",
     "decode_lenient_message",
     "decode_lenient_messages",
     "decode_message",
     "decode_messages",
     "encode",
+    "estimate_tokens",
     "fence_external",
     "iter_jsonl",
     "load_transcript",
+    "open_calls",
     "positional_call_id",
     "repair_jsonl",
     "replace",
     "save_transcript",
+    "trim",
     "unknown_fields",
 ]

@@ -31,6 +31,7 @@ They need nothing but convtypes and the standard library; ``import
 convtypes`` does not import them.
 """
 
+from ._cache import Cache
 from ._errors import (
     DialectError,
     ResponseError,
@@ -40,9 +41,11 @@ from ._errors import (
     Unsupported,
     UnsupportedContent,
 )
+from ._left_out import LEFT_OUT_KINDS, LeftOut, LeftOutKind
 from ._reply import (
     STOP_REASONS,
     Delta,
+    PendingCall,
     Reply,
     StopReason,
     TextDelta,
@@ -54,9 +57,14 @@ from ._reply import (
 from ._tools import ToolChoice, ToolSchemaError, ToolSpec
 
 __all__ = [
+    "LEFT_OUT_KINDS",
     "STOP_REASONS",
+    "Cache",
     "Delta",
     "DialectError",
+    "LeftOut",
+    "LeftOutKind",
+    "PendingCall",
     "Reply",
     "ResponseError",
     "StopReason",

@@ -11,15 +11,20 @@ cheaper one.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, Union
+from typing import TYPE_CHECKING, Any, Final, Literal, Union
 
 from msgspec import Struct
 
-from .._messages import Message
+from .._conversation import positional_call_id
+from .._messages import AssistantMessage, Message
+
+if TYPE_CHECKING:
+    from .._jsonvalue import JsonValue
 
 __all__ = [
     "STOP_REASONS",
     "Delta",
+    "PendingCall",
     "Reply",
     "StopReason",
     "TextDelta",
@@ -88,6 +93,21 @@ class Usage(Struct, frozen=True, kw_only=True, gc=False):
     raw: dict[str, Any] | None = None
 
 
+class PendingCall(Struct, frozen=True, kw_only=True, gc=False):
+    """A tool call of a reply, ready to run and answer.
+
+    ``id`` is always text: the provider's id for the call, or, for a call
+    that came without one (Gemini's), the id every dialect pairs its result
+    by (:func:`~convtypes.positional_call_id` of its place in its message).
+    So ``ToolResultMessage(tool_use_id=call.id, ...)`` answers it on every
+    dialect. ``arguments`` are the call's, the same dict object.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, JsonValue]
+
+
 class Reply(Struct, frozen=True, kw_only=True):
     """A provider's reply: the messages to append, and what a backend needs to know.
 
@@ -95,7 +115,7 @@ class Reply(Struct, frozen=True, kw_only=True):
     ``stop_reason`` is one of :data:`StopReason`; ``provider_stop_reason``
     is the provider's own value (``None`` if it sent none). ``model`` and
     ``id`` are the model that answered and the provider's id of the reply,
-    when it gave them.
+    when it gave them. ``tool_calls`` lists the calls to run, in order.
     """
 
     messages: list[Message]
@@ -104,6 +124,27 @@ class Reply(Struct, frozen=True, kw_only=True):
     usage: Usage = Usage()
     model: str | None = None
     id: str | None = None
+
+    @property
+    def tool_calls(self) -> list[PendingCall]:
+        """The reply's tool calls in order, each with the id its result must carry.
+
+        These are the calls of the reply's assistant messages: what a
+        backend runs before the next request. A call the provider cut off
+        (at the token limit) is not among them, since no result answers it.
+        """
+        calls: list[PendingCall] = []
+        for message in self.messages:
+            if isinstance(message, AssistantMessage):
+                for position, call in enumerate(message.tool_calls):
+                    calls.append(
+                        PendingCall(
+                            id=call.id if call.id is not None else positional_call_id(position),
+                            name=call.name,
+                            arguments=call.arguments,
+                        )
+                    )
+        return calls
 
 
 def token_count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
