@@ -47,3 +47,21 @@ def test_cache_values(cache: Any, ttl: str | None) -> None:
 def test_cache_refuses_other_values(cache: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match='cache= must be False, True, "5m" or "1h"'):
         cache_ttl(cache)
+
+
+def test_the_ownership_check_finds_a_shared_dict() -> None:
+    # The check itself must fail on a builder that hands out what the transcript holds.
+    from ownership import assert_owned
+
+    items = ct.ProviderOutputItemsMessage(protocol="p", items=[{"type": "x", "n": [1]}])
+
+    def leaky() -> dict[str, Any]:
+        return {"input": list(items.items)}
+
+    with pytest.raises(AssertionError):
+        assert_owned(leaky, [items])
+
+    def owned() -> dict[str, Any]:
+        return {"input": [{"type": "x", "n": [1]}]}
+
+    assert assert_owned(owned, [items]) == owned()
