@@ -11,7 +11,8 @@ summarised as the median with the range across rounds. Then the tables of
 the other benchmarks, each run side by side in one process: building values
 in Python (build.py), reading and appending oplog files (jsonl.py), fencing
 pages (fence.py), building provider requests (dialects.py), feeding
-provider streams (feed.py) and rendering chat templates (templates.py).
+provider streams (feed.py), trimming a transcript and closing its calls
+(between.py), and rendering chat templates (templates.py).
 Needs the ``bench`` extra (pydantic, orjson), and the ``test`` extra for the
 chat-template table (transformers); a table whose peer is missing says so.
 """
@@ -254,6 +255,7 @@ SECTIONS = (
     ("fence", "The fence"),
     ("dialects", "Provider requests: to_request"),
     ("feed", "Provider streams: Accumulator.feed"),
+    ("between", "Between turns: trim and closing calls"),
     ("templates", "Local models: chat templates"),
 )
 

@@ -63,35 +63,15 @@ def estimate_tokens(message: LenientMessage) -> int:
     return (len(encode(message)) + 3) // 4
 
 
-def _starts(messages: Sequence[Any], first: int) -> list[bool]:
-    """For each message from ``first`` on, whether a conversation may start there.
-
-    A start is a user message that no tool call before it and its result at
-    or after it stand around. Provider items always stand beside their
-    assistant message, between the same two user messages, so no start
-    parts them either.
-    """
-    count = len(messages) - first
-    starts = [isinstance(message, _USER) for message in messages[first:]]
-    latest: dict[str, int] = {}  # a result's id -> the message of the latest such call
-    # +1 where a call's span of barred starts begins, -1 after it ends.
-    change = [0] * (count + 1)
-    for at in range(count):
-        message = messages[first + at]
-        if isinstance(message, AssistantMessage):
-            for position, call in enumerate(message.tool_calls):
-                latest[call.id if call.id is not None else positional_call_id(position)] = at
-        elif isinstance(message, ToolResultMessage):
-            made = latest.get(message.tool_use_id)
-            if made is not None:
-                change[made + 1] += 1
-                change[at + 1] -= 1
-    inside = 0
-    for at in range(count):
-        inside += change[at]
-        if inside:
-            starts[at] = False
-    return starts
+def _size(size: object) -> int:
+    """What ``count`` returned, as a count from 0; ``TypeError``/``ValueError`` otherwise."""
+    if type(size) is not int:
+        if not isinstance(size, int) or isinstance(size, bool):
+            raise TypeError(f"count returned {type(size).__name__}, not an int")
+        size = int(size)
+    if size < 0:
+        raise ValueError(f"count returned {size}, not a count from 0")
+    return size
 
 
 # A transcript of known messages stays one; a lenient one keeps its unknown messages.
@@ -120,9 +100,11 @@ def trim(
     count at most ``budget`` together.
 
     The tail starts only where a conversation may start: at a user message,
-    never between a tool call and its result, and so never apart from a
-    reply's provider items either. Every dialect takes such a tail, and
-    ``check_conversation`` finds no new problem in it. A tail that fits
+    and never where a tool result of the tail would answer a call left
+    before it (so never between a call and its result). A reply's provider
+    items stand beside its assistant message, between the same two user
+    messages, so no cut parts them either. Every dialect takes such a tail,
+    and ``check_conversation`` finds no new problem in it. A tail that fits
     always starts as early as such a place allows. A transcript that fits
     whole comes back whole (if its first turn after the system message is
     a user's).
@@ -134,8 +116,9 @@ def trim(
 
     Raises :class:`TrimError` (a ``ValueError``) when not even the system
     message with the last turn fits, saying how much they need, and
-    ``TypeError`` for a ``transcript`` that is not a sequence of messages or
-    a ``budget`` that is not an ``int``. The messages themselves are not
+    ``TypeError`` for a ``transcript`` that is not a sequence, an item that
+    is not a message (among those walked), or a ``budget`` that is not an
+    ``int``. The messages themselves are not
     copied: the result holds the same objects.
     """
     if isinstance(transcript, (str, bytes, bytearray, memoryview)) or not isinstance(
@@ -148,23 +131,10 @@ def trim(
         if not isinstance(budget, int) or isinstance(budget, bool):
             raise TypeError(f"trim takes an int budget, got {type(budget).__name__}")
         budget = int(budget)
-    for index, message in enumerate(transcript):
-        if not isinstance(message, _MESSAGE_KINDS):
-            raise TypeError(f"trim takes messages; item {index} is a {type(message).__name__}")
-
-    def measured(message: Any) -> int:
-        size = count(message)
-        if type(size) is not int:
-            if not isinstance(size, int) or isinstance(size, bool):
-                raise TypeError(f"count returned {type(size).__name__}, not an int")
-            size = int(size)
-        if size < 0:
-            raise ValueError(f"count returned {size}, not a count from 0")
-        return size
 
     first = 1 if transcript and isinstance(transcript[0], SystemMessage) else 0
     head = list(transcript[:first])
-    used = measured(transcript[0]) if first else 0
+    used = _size(count(transcript[0])) if first else 0
     if len(transcript) == first:
         if used > budget:
             raise TrimError(
@@ -173,21 +143,36 @@ def trim(
                 budget,
             )
         return head
-    starts = _starts(transcript, first)
+    # From the newest message back. ``waiting`` holds the ids of the results
+    # seen whose call has not been met yet: a user message is a place to
+    # start only while it is empty, since otherwise a result of the tail
+    # would answer a call cut off before it.
+    waiting: set[str] = set()
     best: int | None = None
-    for at in range(len(transcript) - first - 1, -1, -1):
-        used += measured(transcript[first + at])
+    for at in range(len(transcript) - 1, first - 1, -1):
+        message = transcript[at]
+        if isinstance(message, ToolResultMessage):
+            waiting.add(message.tool_use_id)
+        elif isinstance(message, AssistantMessage):
+            if waiting:
+                for position, call in enumerate(message.tool_calls):
+                    key = call.id if call.id is not None else positional_call_id(position)
+                    waiting.discard(key)
+        elif not isinstance(message, _MESSAGE_KINDS):
+            raise TypeError(f"trim takes messages; item {at} is a {type(message).__name__}")
+        size = count(message)
+        used += size if type(size) is int and size >= 0 else _size(size)
         if used > budget:
             if best is not None:
                 break  # no earlier start can fit either
-            if starts[at]:
+            if not waiting and isinstance(message, _USER):
                 raise TrimError(
                     f"the system message and the last turn count {used}, over the budget "
                     f"of {budget}",
                     used,
                     budget,
                 )
-        elif starts[at]:
+        elif not waiting and isinstance(message, _USER):
             best = at
     if best is None:
         raise TrimError(
@@ -196,4 +181,4 @@ def trim(
             None,
             budget,
         )
-    return [*head, *transcript[first + best :]]
+    return [*head, *transcript[best:]]
