@@ -32,7 +32,6 @@ from convtypes.dialects import (
     ToolCallStart,
     ToolSchemaError,
     ToolSpec,
-    UnansweredCall,
     UnsupportedContent,
     Usage,
     anthropic,

@@ -83,6 +83,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._copy import copy_json
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -99,7 +100,6 @@ from ._errors import (
     unknown_message,
     unsupported_block,
 )
-from ._copy import copy_json
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, LeftOutKind, media_kind
