@@ -837,7 +837,7 @@ def test_items_stored_with_the_sdks_fields_go_out_without_them() -> None:
     assert "parsed" not in json.dumps(body)
     assert "parsed" in json.dumps(stored.items[0])  # the transcript is left as it is
     # Both are named as left out, each at its item's place.
-    transcript = [
+    transcript: list[ct.Message] = [
         ct.UserMessage(content="q"),
         stored,
         ct.ToolResultMessage(tool_use_id="call_0b", content="ok"),
