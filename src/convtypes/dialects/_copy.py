@@ -9,11 +9,17 @@ their nesting when they were built, so the recursion is bounded.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 __all__ = ["copy_json"]
 
 
+@overload
+def copy_json(value: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def copy_json(value: list[Any]) -> list[Any]: ...
+@overload
+def copy_json(value: Any) -> Any: ...
 def copy_json(value: Any) -> Any:
     """``value`` with every dict and list inside it copied; scalars are shared."""
     kind = type(value)

@@ -620,7 +620,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         tool: dict[str, Any] = {"type": "function", "name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["parameters"] = object_parameters(spec, DIALECT)
+        tool["parameters"] = copy_json(object_parameters(spec, DIALECT))
         tool["strict"] = False
         out.append(tool)
     tool_choice: Any = choice if chosen is None else {"type": "function", "name": chosen}
