@@ -9,35 +9,30 @@ their nesting when they were built, so the recursion is bounded.
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any
 
-__all__ = ["copy_json"]
+__all__ = ["copy_json", "copy_object"]
 
 
-@overload
-def copy_json(value: dict[str, Any]) -> dict[str, Any]: ...
-@overload
-def copy_json(value: list[Any]) -> list[Any]: ...
-@overload
-def copy_json(value: Any) -> Any: ...
 def copy_json(value: Any) -> Any:
     """``value`` with every dict and list inside it copied; scalars are shared."""
     kind = type(value)
     if kind is dict:
-        return _copy_dict(value)
+        return copy_object(value)
     if kind is list:
         return _copy_list(value)
     return value
 
 
-def _copy_dict(value: dict[str, Any]) -> dict[str, Any]:
+def copy_object(value: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object with every dict and list inside it copied."""
     # A shallow copy, then only the containers replaced: faster than building
     # the dict key by key, since most values are scalars.
     out = value.copy()
     for key, item in value.items():
         kind = type(item)
         if kind is dict:
-            out[key] = _copy_dict(item)
+            out[key] = copy_object(item)
         elif kind is list:
             out[key] = _copy_list(item)
     return out
@@ -48,7 +43,7 @@ def _copy_list(value: list[Any]) -> list[Any]:
     for position, item in enumerate(value):
         kind = type(item)
         if kind is dict:
-            out[position] = _copy_dict(item)
+            out[position] = copy_object(item)
         elif kind is list:
             out[position] = _copy_list(item)
     return out

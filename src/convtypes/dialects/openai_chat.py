@@ -55,7 +55,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
-from ._copy import copy_json
+from ._copy import copy_object
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -247,7 +247,7 @@ def _replayed(
             thought = None
     if notes is not None:
         notes.extend(_kept_notes(index, item, turn, thought))
-    return copy_json(turn)
+    return copy_object(turn)
 
 
 def _kept_notes(
@@ -576,7 +576,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         function: dict[str, Any] = {"name": spec.name}
         if spec.description:
             function["description"] = spec.description
-        function["parameters"] = copy_json(object_parameters(spec, DIALECT))
+        function["parameters"] = copy_object(object_parameters(spec, DIALECT))
         out.append({"type": "function", "function": function})
     tool_choice: Any = (
         choice if chosen is None else {"type": "function", "function": {"name": chosen}}

@@ -83,7 +83,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
-from ._copy import copy_json
+from ._copy import copy_json, copy_object
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -620,7 +620,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         tool: dict[str, Any] = {"type": "function", "name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["parameters"] = copy_json(object_parameters(spec, DIALECT))
+        tool["parameters"] = copy_object(object_parameters(spec, DIALECT))
         tool["strict"] = False
         out.append(tool)
     tool_choice: Any = choice if chosen is None else {"type": "function", "name": chosen}
