@@ -238,6 +238,12 @@ def test_reasoning_goes_just_before_what_followed_it_or_not_at_all() -> None:
         LeftOut(1, "thinking", R._LONE_REASONING),
         LeftOut(1, "call", R._CUT_CALL),
     ]
+    # Without the two pieces named, the request is the same.
+    trimmed = ct.ProviderOutputItemsMessage(
+        protocol="openai-responses", items=(first, second, message)
+    )
+    assert R.to_request([QUESTION, trimmed, NEVER_MIND]) == body
+    assert R.left_out([QUESTION, trimmed, NEVER_MIND]) == []
 
 
 # --- stateless: store=False --------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The OpenAI Chat Completions API, and the servers that speak it.
 
-``to_request`` builds ``{"messages": [...]}``; ``tools_to_request`` the
-``tools`` and ``tool_choice`` fields; ``from_response``, ``read_reply`` and
+``to_request`` builds ``{"messages": [...]}``; ``left_out`` names what it
+does not send; ``tools_to_request`` the ``tools`` and ``tool_choice``
+fields; ``from_response``, ``read_reply`` and
 :class:`Accumulator` turn a ``ChatCompletion``, or its ``ChatCompletionChunk``
 stream, into messages (from the first choice).
 
@@ -18,10 +19,12 @@ of protocol ``openai-chat`` holding one item, the message object. This
 dialect replays that item in place of the turn; the others drop it and send
 the ``AssistantMessage``.
 
-What changes on the way out:
+What changes on the way out (``left_out`` names each piece):
 
 - Messages map one to one; tool calls ride on their assistant message with
-  their arguments as JSON text, and each result is a ``tool`` message.
+  their arguments as JSON text, and each result is a ``tool`` message. An
+  assistant message with nothing to send sends no turn.
+- The request shares no dict or list with the transcript.
 - Thinking is left out unless ``reasoning=`` names the field a server reads
   it from (OpenAI itself takes none); provider output items of other
   protocols are dropped.
@@ -801,6 +804,7 @@ def _usage(raw: object) -> Usage:
         input_tokens=token_count(raw, "prompt_tokens"),
         output_tokens=token_count(raw, "completion_tokens"),
         cache_read_tokens=token_count(raw, "prompt_tokens_details", "cached_tokens"),
+        cache_write_tokens=token_count(raw, "prompt_tokens_details", "cache_write_tokens"),
         reasoning_tokens=token_count(raw, "completion_tokens_details", "reasoning_tokens"),
         raw=raw,
     )

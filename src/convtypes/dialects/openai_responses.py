@@ -1,7 +1,9 @@
 """The OpenAI Responses API.
 
-``to_request`` builds ``{"input": [...]}``; ``tools_to_request`` the
-``tools`` and ``tool_choice`` fields; ``from_response``, ``read_reply`` and
+``to_request`` builds ``{"input": [...]}`` (with ``store=False``, a
+self-contained request for stateless use); ``left_out`` names what it does
+not send; ``tools_to_request`` the ``tools`` and ``tool_choice`` fields;
+``from_response``, ``read_reply`` and
 :class:`Accumulator` turn a ``Response``, or its stream of events (raw, or
 the SDK's ``responses.stream()`` helper events), into two messages: a
 ``ProviderOutputItemsMessage`` holding every output item as the API sent it,
@@ -52,10 +54,18 @@ The facts of a reply (``read_reply``, ``Accumulator.reply``):
   ``input_tokens_details.cache_write_tokens`` and ``reasoning_tokens``
   ``output_tokens_details.reasoning_tokens``.
 
-What changes on the way out:
+What changes on the way out (``left_out`` names each piece):
 
 - Thinking blocks are dropped (reasoning goes back as items); items of
   other protocols are dropped.
+- A ``reasoning`` item goes only just before the item that followed it in
+  the output (the API refuses it alone): one left by a cut stream or an
+  incomplete reply stays in the items and is not sent. Nor is a function
+  call that never completed, unless a result answers it.
+- With ``store=False``, a ``reasoning`` item without ``encrypted_content``
+  and an ``item_reference`` are not sent: the server kept nothing to
+  resolve them by. Item ids go as they came, beside the encrypted content.
+- The request shares no dict or list with the transcript: items are copied.
 - Tool-call ids are made unique and fit ``[A-Za-z0-9_-]``, at most 64 long;
   ids carried by items are kept as they are.
 - Images go as ``input_image`` (base64 as ``data:`` URLs, which the API
