@@ -375,47 +375,40 @@ def _replayed_items(
     answers (no backend ran it, and the API refuses a call without its
     output); with ``store`` False, what only the server could resolve (a
     ``reasoning`` item without ``encrypted_content``, an ``item_reference``);
-    then every ``reasoning`` item whose following item in the output is not
+    and a ``reasoning`` item whose following item in the output is not
     sent, which the API refuses. The fields the openai SDK adds are dropped.
+    One pass: a reasoning item waits until the item after it is known.
     """
-    items = transcript[index].items
-    chosen: list[tuple[int, Any]] = []
-    dropped: dict[int, LeftOut] = {}
-    for position, item in enumerate(items):
-        if type(item) is dict:
+    out: list[Any] = []
+    calls: dict[str, str] = {}
+    waiting: Any = None  # a reasoning item, sent only if the next item is
+    for item in transcript[index].items:
+        if type(item) is not dict:
+            sent = copy_json(item)
+        else:
             kind = item.get("type")
+            dropped: LeftOut | None = None
             if kind == "function_call":
-                if _cut(item):
-                    call_id = item.get("call_id")
-                    if not (isinstance(call_id, str) and _answered(transcript, index, call_id)):
-                        if notes is not None:
-                            dropped[position] = LeftOut(index, "call", _CUT_CALL)
-                        continue
+                call_id = item.get("call_id")
+                if _cut(item) and not (
+                    isinstance(call_id, str) and _answered(transcript, index, call_id)
+                ):
+                    dropped = LeftOut(index, "call", _CUT_CALL)
             elif not store and (
                 kind == "item_reference"
                 or (kind == "reasoning" and not item.get("encrypted_content"))
             ):
+                what: LeftOutKind = "items" if kind == "item_reference" else "thinking"
+                dropped = LeftOut(index, what, _STORED[kind])
+            if dropped is not None:
+                if waiting is not None:
+                    if notes is not None:
+                        notes.append(LeftOut(index, "thinking", _LONE_REASONING))
+                    waiting = None
                 if notes is not None:
-                    what: LeftOutKind = "items" if kind == "item_reference" else "thinking"
-                    dropped[position] = LeftOut(index, what, _STORED[kind])
+                    notes.append(dropped)
                 continue
-        chosen.append((position, item))
-    # A reasoning item goes only just before the item that followed it.
-    kept: list[tuple[int, Any]] = []
-    following = -1
-    for position, item in reversed(chosen):
-        if type(item) is dict and item.get("type") == "reasoning" and following != position + 1:
-            if notes is not None:
-                dropped[position] = LeftOut(index, "thinking", _LONE_REASONING)
-            continue
-        kept.append((position, item))
-        following = position
-    out: list[Any] = []
-    calls: dict[str, str] = {}
-    for position, item in reversed(kept):
-        sent = copy_json(item)
-        if type(sent) is dict:
-            kind = sent.get("type")
+            sent = copy_object(item)
             if kind == "function_call":
                 call_id, name = sent.get("call_id"), sent.get("name")
                 if isinstance(call_id, str) and isinstance(name, str):
@@ -423,12 +416,20 @@ def _replayed_items(
                 if _SDK_ONLY_IN_CALL in sent:
                     del sent[_SDK_ONLY_IN_CALL]
                     if notes is not None:
-                        dropped[position] = LeftOut(index, "items", _SDK_FIELD)
+                        notes.append(LeftOut(index, "items", _SDK_FIELD))
             elif kind == "message" and _drop_parsed(sent) and notes is not None:
-                dropped[position] = LeftOut(index, "items", _SDK_FIELD)
+                notes.append(LeftOut(index, "items", _SDK_FIELD))
+            if kind == "reasoning":
+                if waiting is not None:
+                    out.append(waiting)  # its follower, this item, is sent
+                waiting = sent
+                continue
+        if waiting is not None:
+            out.append(waiting)
+            waiting = None
         out.append(sent)
-    if notes is not None:
-        notes.extend(dropped[position] for position in sorted(dropped))
+    if waiting is not None and notes is not None:
+        notes.append(LeftOut(index, "thinking", _LONE_REASONING))
     return out, calls
 
 
