@@ -206,6 +206,36 @@ def test_a_cancel_after_the_reasoning_while_the_call_streams_sends_no_lone_reaso
     assert R.left_out(transcript) == [LeftOut(1, "thinking", R._LONE_REASONING)]
 
 
+def test_a_whole_call_whose_item_is_not_done_goes_plain_and_its_reasoning_stays_out() -> None:
+    output = [REASONING, call_item(0, "weather", '{"city": "Oslo"}')]
+    events = stream_of(response(output))
+    last_delta = max(
+        n for n, e in enumerate(events) if e["type"] == "response.function_call_arguments.delta"
+    )
+    accumulator, _ = feed(events[: last_delta + 1])  # arguments whole, item not done
+    transcript = ct.close_open_calls([QUESTION, *accumulator.partial()], "cancelled")
+    assert ct.open_calls(transcript) == []
+    body = R.to_request([*transcript, NEVER_MIND])
+    validate_request(body)
+    assert body["input"][1:3] == [
+        {
+            "type": "function_call",
+            "call_id": "call_0b",
+            "name": "weather",
+            "arguments": '{"city":"Oslo"}',
+        },
+        {"type": "function_call_output", "call_id": "call_0b", "output": "cancelled"},
+    ]
+    assert R.left_out(transcript) == [LeftOut(1, "thinking", R._LONE_REASONING)]
+    # Once the item is done, the reasoning goes with it.
+    accumulator, _ = feed(events[: last_delta + 2])
+    assert events[last_delta + 1]["type"] == "response.output_item.done"
+    transcript = ct.close_open_calls([QUESTION, *accumulator.partial()], "cancelled")
+    body = R.to_request([*transcript, NEVER_MIND])
+    assert body["input"][1:3] == output
+    assert R.left_out(transcript) == []
+
+
 def test_an_incomplete_reply_holding_only_reasoning_sends_no_turn() -> None:
     whole = response([REASONING], status="incomplete", reason="max_output_tokens")
     reply = R.read_reply(whole)
