@@ -149,8 +149,11 @@ def test_unsigned_thinking_is_what_the_anthropic_dialect_would_cut(
 
 
 def _items(*ids: str, protocol: str = "openai-responses") -> ct.ProviderOutputItemsMessage:
+    # Server tool calls, which the Responses request always sends back (a
+    # reasoning item goes only beside the item that followed it).
     return ct.ProviderOutputItemsMessage(
-        protocol=protocol, items=[{"type": "reasoning", "id": i, "summary": []} for i in ids]
+        protocol=protocol,
+        items=[{"type": "web_search_call", "id": i, "status": "completed"} for i in ids],
     )
 
 

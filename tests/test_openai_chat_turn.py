@@ -317,6 +317,14 @@ def test_usage_counts_cached_and_reasoning_tokens_as_parts_of_the_totals() -> No
     assert (reply.model, reply.id) == ("gpt-test", "chatcmpl-7")
 
 
+def test_usage_counts_tokens_written_to_the_cache_where_reported() -> None:
+    # The API caches prompts on its own, and reports the tokens it read from
+    # the cache and (on newer models) those it wrote to it.
+    usage = {**USAGE, "prompt_tokens_details": {"cached_tokens": 64, "cache_write_tokens": 32}}
+    reply = openai_chat.read_reply(completion({"role": "assistant", "content": "x"}, usage=usage))
+    assert (reply.usage.cache_read_tokens, reply.usage.cache_write_tokens) == (64, 32)
+
+
 def test_usage_not_reported_is_none_not_zero() -> None:
     bare = completion({"role": "assistant", "content": "x"})
     del bare["model"], bare["id"]

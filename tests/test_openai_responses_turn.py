@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes.dialects import (
+    LeftOut,
     Reply,
     ResponseError,
     StreamError,
@@ -31,7 +32,6 @@ from convtypes.dialects import (
     ToolCallStart,
     ToolSchemaError,
     ToolSpec,
-    UnansweredCall,
     UnsupportedContent,
     Usage,
     anthropic,
@@ -581,20 +581,31 @@ def test_a_reply_cut_at_the_token_limit_in_a_call_keeps_the_call_in_the_items_on
     # The stream announced the cut call, but it is no ToolCall.
     assert ToolCallStart(index=1, id="call_1b", name="weather") in deltas
     assert arguments_of(deltas, 1) == '{"city": "Os'
-    assert replay(reply.messages) == output
-    # The API wants an output for every call it is sent, the cut one too:
-    # before the next user message, answer it (or leave the items out).
+    # No result will answer the cut call, and the API refuses a call without
+    # its output: it stays in the items, and does not go back.
+    assert replay(reply.messages) == output[:2]
     later = [ct.ToolResultMessage(tool_use_id="call_0b", content="high at 6")]
-    with pytest.raises(UnansweredCall) as unanswered:
-        openai_responses.to_request(
-            [ct.UserMessage(content="q"), *reply.messages, *later, ct.UserMessage(content="go on")]
-        )
-    assert unanswered.value.call_id == "call_1b"
+    transcript = [ct.UserMessage(content="q"), *reply.messages, *later]
+    body = openai_responses.to_request([*transcript, ct.UserMessage(content="go on")])
+    validate_request(body)
+    assert [item.get("call_id") for item in body["input"]] == [
+        None,
+        None,
+        "call_0b",
+        "call_0b",
+        None,
+    ]
+    assert openai_responses.left_out(transcript) == [LeftOut(1, "call", openai_responses._CUT_CALL)]
+    # A transcript that answers it anyway (as this page once advised) sends it with its answer.
     answered = [*later, ct.ToolResultMessage(tool_use_id="call_1b", content="(cut off)")]
     body = openai_responses.to_request(
         [ct.UserMessage(content="q"), *reply.messages, *answered, ct.UserMessage(content="go on")]
     )
     validate_request(body)
+    assert body["input"][1:4] == output
+    assert (
+        openai_responses.left_out([ct.UserMessage(content="q"), *reply.messages, *answered]) == []
+    )
 
 
 def test_a_call_the_api_marks_incomplete_is_no_call_even_with_whole_arguments() -> None:
@@ -604,7 +615,7 @@ def test_a_call_the_api_marks_incomplete_is_no_call_even_with_whole_arguments() 
     whole = response([cut], status="incomplete", reason="max_output_tokens")
     reply, _ = read_every_way(whole, stream_of(whole))
     assert reply.messages[1] == ct.AssistantMessage()
-    assert replay(reply.messages) == [cut]
+    assert replay(reply.messages) == []
 
 
 def test_a_cut_call_without_a_status_is_read_alike_whole_and_streamed() -> None:
@@ -822,9 +833,19 @@ def test_items_stored_with_the_sdks_fields_go_out_without_them() -> None:
         call_item(0, "f", "{}"),
         WEB_SEARCH,
     ]
-    assert body["input"][3] is WEB_SEARCH  # an item without them is not copied
+    assert body["input"][3] is not WEB_SEARCH  # the request owns every item
     assert "parsed" not in json.dumps(body)
     assert "parsed" in json.dumps(stored.items[0])  # the transcript is left as it is
+    # Both are named as left out, each at its item's place.
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        stored,
+        ct.ToolResultMessage(tool_use_id="call_0b", content="ok"),
+    ]
+    assert openai_responses.left_out(transcript) == [
+        LeftOut(1, "items", openai_responses._SDK_FIELD),
+        LeftOut(1, "items", openai_responses._SDK_FIELD),
+    ]
 
 
 def test_null_fields_read_as_absent_fields_every_way() -> None:

@@ -13,7 +13,7 @@ from typing import Final, Literal
 
 from msgspec import Struct
 
-__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind"]
+__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "media_kind"]
 
 LeftOutKind = Literal[
     "thinking",
@@ -80,3 +80,14 @@ class LeftOut(Struct, frozen=True, gc=False):
     index: int
     what: LeftOutKind
     why: str
+
+
+def media_kind(block: object) -> LeftOutKind:
+    """The word for a media block a request leaves out: ``"video"``, ``"audio"`` or ``"image"``."""
+    is_video = getattr(block, "is_video", None)
+    if callable(is_video) and is_video():
+        return "video"
+    is_audio = getattr(block, "is_audio", None)
+    if callable(is_audio) and is_audio():
+        return "audio"
+    return "image"

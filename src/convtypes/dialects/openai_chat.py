@@ -1,7 +1,8 @@
 """The OpenAI Chat Completions API, and the servers that speak it.
 
-``to_request`` builds ``{"messages": [...]}``; ``tools_to_request`` the
-``tools`` and ``tool_choice`` fields; ``from_response``, ``read_reply`` and
+``to_request`` builds ``{"messages": [...]}``; ``left_out`` names what it
+does not send; ``tools_to_request`` the ``tools`` and ``tool_choice``
+fields; ``from_response``, ``read_reply`` and
 :class:`Accumulator` turn a ``ChatCompletion``, or its ``ChatCompletionChunk``
 stream, into messages (from the first choice).
 
@@ -18,10 +19,12 @@ of protocol ``openai-chat`` holding one item, the message object. This
 dialect replays that item in place of the turn; the others drop it and send
 the ``AssistantMessage``.
 
-What changes on the way out:
+What changes on the way out (``left_out`` names each piece):
 
 - Messages map one to one; tool calls ride on their assistant message with
-  their arguments as JSON text, and each result is a ``tool`` message.
+  their arguments as JSON text, and each result is a ``tool`` message. An
+  assistant message with nothing to send sends no turn.
+- The request shares no dict or list with the transcript.
 - Thinking is left out unless ``reasoning=`` names the field a server reads
   it from (OpenAI itself takes none); provider output items of other
   protocols are dropped.
@@ -55,6 +58,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._copy import copy_object
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -72,6 +76,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._left_out import LeftOut, media_kind
 from ._media import image_type
 from ._reply import (
     Delta,
@@ -93,6 +98,7 @@ __all__ = [
     "Accumulator",
     "Reasoning",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "tools_to_request",
@@ -127,7 +133,9 @@ _INPUT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call
 _usable_id = safe_id(40)
 
 
-def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
+def _parts(
+    index: int, blocks: Iterable[object], unsupported: Unsupported, notes: list[LeftOut] | None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
         if isinstance(block, TextBlock):
@@ -137,6 +145,9 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
             image: dict[str, Any] = {"url": block.url}
             if block.detail in DETAILS:
                 image["detail"] = block.detail
+            elif notes is not None:
+                why = f"the API knows no image detail {block.detail!r:.40}; it is left out"
+                notes.append(LeftOut(index, "detail", why))
             out.append({"type": "image_url", "image_url": image})
             continue
         if isinstance(block, ImageBase64Block):
@@ -161,6 +172,8 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
             why = "has no part for video"
         if unsupported == "note":
             out.append({"type": "text", "text": note_text(DIALECT, block)})
+            if notes is not None:
+                notes.append(LeftOut(index, media_kind(block), f"{DIALECT} {why}"))
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return out
@@ -197,34 +210,85 @@ def _turn(
 
 
 def _replayed(
-    item: dict[str, Any], reasoning: str | None, index: int, ids: CallIds
+    item: dict[str, Any],
+    reasoning: str | None,
+    index: int,
+    ids: CallIds,
+    notes: list[LeftOut] | None,
 ) -> dict[str, Any] | None:
     """A kept message as a request's assistant turn: what the API takes as input.
 
     ``content`` goes back as it came, ``null`` included, unless calls stand
     without it. A call cut off at the token limit is left out (see
     :func:`_replayed_calls`); a turn left with nothing to say is ``None``.
+    The turn is the request's own: nothing in it is shared with the item.
     """
     turn = {key: item[key] for key in _INPUT_KEYS if item.get(key) is not None}
     calls = turn.get("tool_calls")
     if isinstance(calls, list) and calls:
-        calls = turn["tool_calls"] = _replayed_calls(index, calls, ids)
+        calls = turn["tool_calls"] = _replayed_calls(index, calls, ids, notes)
         if not calls:
             del turn["tool_calls"]
             said = turn.get("content") or turn.get("refusal") or item.get("audio")
             if not said and "function_call" not in turn:
-                return None  # it held only a cut call
+                # It held only a cut call: no turn.
+                if notes is not None:
+                    notes.extend(_kept_notes(index, item, None, None))
+                return None
     audio = item.get("audio")
     if isinstance(audio, dict) and "id" in audio:
         turn["audio"] = {"id": audio["id"]}
     turn["role"] = "assistant"
     if "content" not in turn and "tool_calls" not in turn:
         turn["content"] = None
+    thought = None
     if reasoning is not None:
-        said = next((item[key] for key in _REASONING_KEYS if isinstance(item.get(key), str)), None)
-        if said:
-            turn[reasoning] = said
-    return turn
+        thought = next((key for key in _REASONING_KEYS if isinstance(item.get(key), str)), None)
+        if thought is not None and item[thought]:
+            turn[reasoning] = item[thought]
+        else:
+            thought = None
+    if notes is not None:
+        notes.extend(_kept_notes(index, item, turn, thought))
+    return copy_object(turn)
+
+
+def _kept_notes(
+    index: int, item: dict[str, Any], turn: dict[str, Any] | None, thought: str | None
+) -> list[LeftOut]:
+    """What of a kept message its replayed ``turn`` does not send (its cut calls aside).
+
+    ``thought`` is the item's reasoning field that went out, if one did.
+    A field that says nothing (null, empty) is not named.
+    """
+    out: list[LeftOut] = []
+    for key, value in item.items():
+        if key in ("role", "tool_calls") or value is None or value in ("", [], {}):
+            continue
+        if key in _REASONING_KEYS:
+            if key != thought:
+                out.append(LeftOut(index, "thinking", _REASONING_NOT_SENT))
+        elif turn is not None and key in turn:
+            continue
+        elif key == "annotations":
+            out.append(LeftOut(index, "annotations", _ANNOTATIONS))
+        elif key == "audio":
+            out.append(LeftOut(index, "audio", _AUDIO_WITHOUT_ID))
+        elif key not in ("content", "refusal"):
+            why = f"the API takes no {key!r:.40} field on an assistant message"
+            out.append(LeftOut(index, "items", why))
+    return out
+
+
+_REASONING_NOT_SENT: Final = (
+    f"{DIALECT} takes no reasoning back unless reasoning= names the field a server reads"
+)
+_ANNOTATIONS: Final = "the API takes no annotations (citations) as input"
+_AUDIO_WITHOUT_ID: Final = "output audio without an id cannot be referred to"
+_CUT_CALL: Final = (
+    "a call cut off at the token limit is not sent: no result answers it, and the API "
+    "refuses a call without its result"
+)
 
 
 def _runnable(call: dict[str, Any]) -> bool:
@@ -253,9 +317,10 @@ class _Kept:
     one) and name, in order: the order of the calls read from it.
     """
 
-    __slots__ = ("calls", "text")
+    __slots__ = ("calls", "item", "text")
 
     def __init__(self, item: dict[str, Any]) -> None:
+        self.item = item
         self.text = _said(item)
         raw_calls = item.get("tool_calls")
         self.calls: list[tuple[str | None, str]] = []
@@ -277,8 +342,18 @@ class _Kept:
             return any(call_id == call.id for call_id, _ in self.calls)
         return position < len(self.calls) and self.calls[position] == (call.id, call.name)
 
+    def thinking(self) -> tuple[ThinkingBlock, ...]:
+        """The thinking of the turn read from the kept message."""
+        for key in _REASONING_KEYS:
+            value = self.item.get(key)
+            if value is not None:
+                return (ThinkingBlock(text=value),) if isinstance(value, str) and value else ()
+        return ()
 
-def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
+
+def _replayed_calls(
+    index: int, kept: list[Any], ids: CallIds, notes: list[LeftOut] | None
+) -> list[Any]:
     """A kept message's calls, each with an id the API takes, entered in ``ids``.
 
     A call cut off at the token limit is left out: no result will answer
@@ -298,6 +373,8 @@ def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
             out.append(call)
             continue
         if not _runnable(call):
+            if notes is not None:
+                notes.append(LeftOut(index, "call", _CUT_CALL))
             continue
         call_id = call.get("id")
         name = _call_name(call)
@@ -311,6 +388,13 @@ def _replayed_calls(index: int, kept: list[Any], ids: CallIds) -> list[Any]:
             position += 1
         out.append(call)
     return out
+
+
+def _check_reasoning(reasoning: object) -> None:
+    if reasoning is not None and reasoning not in _REASONING_KEYS:
+        raise ValueError(
+            f'reasoning= must be None, "reasoning_content" or "reasoning", not {reasoning!r:.80}'
+        )
 
 
 def to_request(
@@ -327,15 +411,71 @@ def to_request(
     ``fence_external`` is False. ``reasoning`` names the assistant field to
     send earlier thinking in, for servers that want it back
     (``"reasoning_content"`` for vLLM, llama.cpp and DeepSeek, ``"reasoning"``
-    for others); by default thinking is not sent, as OpenAI takes none.
-    The request shares no mutable value with the transcript.
+    for others); by default thinking is not sent, as OpenAI takes none. An
+    assistant message with nothing to send (no text, no call, no reasoning
+    asked for) sends no turn. The request shares no dict or list with the
+    transcript: change it freely.
     """
     check_unsupported(unsupported)
-    if reasoning is not None and reasoning not in _REASONING_KEYS:
-        raise ValueError(
-            f'reasoning= must be None, "reasoning_content" or "reasoning", not {reasoning!r:.80}'
-        )
-    transcript = transcript_of(messages, "to_request")
+    _check_reasoning(reasoning)
+    return {"messages": _messages(messages, fence_external, unsupported, reasoning, None)}
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage],
+    *,
+    unsupported: Unsupported = "raise",
+    reasoning: Reasoning | None = None,
+) -> list[LeftOut]:
+    """What :func:`to_request` of the same transcript and options does not send.
+
+    One :class:`~convtypes.dialects.LeftOut` per piece, in transcript order:
+    thinking (all of it by default; with ``reasoning=`` the signatures and
+    the redacted blocks), items of other protocols, annotations and calls
+    cut off in a kept reply, an image ``detail`` the API does not know, and
+    media noted in place under ``unsupported="note"``. Raises what
+    :func:`to_request` raises.
+    """
+    check_unsupported(unsupported)
+    _check_reasoning(reasoning)
+    notes: list[LeftOut] = []
+    _messages(messages, True, unsupported, reasoning, notes)
+    return notes
+
+
+def _thinking_notes(
+    index: int, thinking: Iterable[ThinkingBlock], reasoning: str | None
+) -> list[LeftOut]:
+    """The thinking an assistant turn leaves out: every block, or with ``reasoning`` their
+    signatures and the redacted blocks."""
+    out: list[LeftOut] = []
+    for block in thinking:
+        if block.redacted_data is not None:
+            out.append(LeftOut(index, "redacted-thinking", _REDACTED))
+        elif reasoning is None:
+            out.append(LeftOut(index, "thinking", _REASONING_NOT_SENT))
+        elif block.signature is not None:
+            out.append(LeftOut(index, "signature", _SIGNATURE))
+    return out
+
+
+_REDACTED: Final = f"{DIALECT} cannot read another provider's encrypted thinking"
+_SIGNATURE: Final = "the thinking goes as text; its signature has no field"
+_EDITED_THINKING: Final = (
+    "an assistant message after a kept reply sends only the text and calls that reply "
+    "lacks; its reasoning goes from the kept reply"
+)
+
+
+def _messages(
+    messages: Iterable[Message | UnknownMessage],
+    fence_external: bool,
+    unsupported: Unsupported,
+    reasoning: str | None,
+    notes: list[LeftOut] | None,
+) -> list[dict[str, Any]]:
+    """The request's ``messages``, and (into ``notes``, when given) what it leaves out."""
+    transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None
@@ -354,7 +494,11 @@ def to_request(
             text = message.content
             if previous is None:
                 calls = _calls_out(index, enumerate(message.tool_calls), ids)
-                out.append(_turn(text, calls, message.thinking, reasoning))
+                turn = _turn(text, calls, message.thinking, reasoning)
+                if calls or text or len(turn) > 2:
+                    out.append(turn)  # else nothing to say: no turn
+                if notes is not None:
+                    notes.extend(_thinking_notes(index, message.thinking, reasoning))
                 continue
             # The turn read from the kept message: send only what it adds.
             if text == previous.text:
@@ -366,30 +510,44 @@ def to_request(
             ]
             if text or kept_calls:
                 out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
+            if notes is not None and message.thinking != previous.thinking():
+                notes.extend(
+                    LeftOut(index, "redacted-thinking", _REDACTED)
+                    if block.redacted_data is not None
+                    else LeftOut(index, "thinking", _EDITED_THINKING)
+                    for block in message.thinking
+                )
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
-            out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
+            parts = _parts(index, message.content, unsupported, notes)
+            out.append({"role": "user", "content": parts})
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
+                if notes is not None and message.items:
+                    why = f"items of protocol {message.protocol!r:.40} mean nothing to {DIALECT}"
+                    notes.append(LeftOut(index, "items", why))
                 continue  # another provider's state has no place here
             for item in message.items:
                 if not isinstance(item, dict):
+                    if notes is not None:
+                        why = "an item that is not a message object has no place in the request"
+                        notes.append(LeftOut(index, "items", why))
                     continue
                 ids.assistant()
-                turn = _replayed(item, reasoning, index, ids)
-                if turn is not None:
-                    out.append(turn)
+                replayed = _replayed(item, reasoning, index, ids, notes)
+                if replayed is not None:
+                    out.append(replayed)
                 kept = _Kept(item)
         elif isinstance(message, UnknownMessage):
             raise unknown_message(index, message)
         else:
             raise not_a_message(index, message)
-    return {"messages": out}
+    return out
 
 
 def _call_name(call: dict[str, Any]) -> str:
@@ -421,7 +579,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         function: dict[str, Any] = {"name": spec.name}
         if spec.description:
             function["description"] = spec.description
-        function["parameters"] = object_parameters(spec, DIALECT)
+        function["parameters"] = copy_object(object_parameters(spec, DIALECT))
         out.append({"type": "function", "function": function})
     tool_choice: Any = (
         choice if chosen is None else {"type": "function", "function": {"name": chosen}}
@@ -646,6 +804,7 @@ def _usage(raw: object) -> Usage:
         input_tokens=token_count(raw, "prompt_tokens"),
         output_tokens=token_count(raw, "completion_tokens"),
         cache_read_tokens=token_count(raw, "prompt_tokens_details", "cached_tokens"),
+        cache_write_tokens=token_count(raw, "prompt_tokens_details", "cache_write_tokens"),
         reasoning_tokens=token_count(raw, "completion_tokens_details", "reasoning_tokens"),
         raw=raw,
     )

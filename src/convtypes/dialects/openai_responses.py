@@ -1,7 +1,9 @@
 """The OpenAI Responses API.
 
-``to_request`` builds ``{"input": [...]}``; ``tools_to_request`` the
-``tools`` and ``tool_choice`` fields; ``from_response``, ``read_reply`` and
+``to_request`` builds ``{"input": [...]}`` (with ``store=False``, a
+self-contained request for stateless use); ``left_out`` names what it does
+not send; ``tools_to_request`` the ``tools`` and ``tool_choice`` fields;
+``from_response``, ``read_reply`` and
 :class:`Accumulator` turn a ``Response``, or its stream of events (raw, or
 the SDK's ``responses.stream()`` helper events), into two messages: a
 ``ProviderOutputItemsMessage`` holding every output item as the API sent it,
@@ -52,10 +54,18 @@ The facts of a reply (``read_reply``, ``Accumulator.reply``):
   ``input_tokens_details.cache_write_tokens`` and ``reasoning_tokens``
   ``output_tokens_details.reasoning_tokens``.
 
-What changes on the way out:
+What changes on the way out (``left_out`` names each piece):
 
 - Thinking blocks are dropped (reasoning goes back as items); items of
   other protocols are dropped.
+- A ``reasoning`` item goes only just before the item that followed it in
+  the output (the API refuses it alone): one left by a cut stream or an
+  incomplete reply stays in the items and is not sent. Nor is a function
+  call that never completed, unless a result answers it.
+- With ``store=False``, a ``reasoning`` item without ``encrypted_content``
+  and an ``item_reference`` are not sent: the server kept nothing to
+  resolve them by. Item ids go as they came, beside the encrypted content.
+- The request shares no dict or list with the transcript: items are copied.
 - Tool-call ids are made unique and fit ``[A-Za-z0-9_-]``, at most 64 long;
   ids carried by items are kept as they are.
 - Images go as ``input_image`` (base64 as ``data:`` URLs, which the API
@@ -83,6 +93,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._copy import copy_json, copy_object
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -101,6 +112,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._left_out import LeftOut, LeftOutKind, media_kind
 from ._media import image_type, parse_data_url
 from ._reply import (
     Delta,
@@ -121,6 +133,7 @@ __all__ = [
     "PROTOCOL",
     "Accumulator",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "tools_to_request",
@@ -141,14 +154,21 @@ _SDK_ONLY_IN_CALL: Final = "parsed_arguments"
 _usable_id = safe_id(64)
 
 
-def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
+def _parts(
+    index: int, blocks: Iterable[object], unsupported: Unsupported, notes: list[LeftOut] | None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
         if isinstance(block, TextBlock):
             out.append({"type": "input_text", "text": block.text})
             continue
         if isinstance(block, ImageUrlBlock):
-            detail = block.detail if block.detail in DETAILS else "auto"
+            detail = block.detail
+            if detail not in DETAILS:
+                if notes is not None:
+                    why = f"the API knows no image detail {detail!r:.40}; it goes as 'auto'"
+                    notes.append(LeftOut(index, "detail", why))
+                detail = "auto"
             inline = parse_data_url(block.url)
             if inline is None:
                 out.append({"type": "input_image", "image_url": block.url, "detail": detail})
@@ -173,34 +193,40 @@ def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> li
             why = "has no input part for video or audio"
         if unsupported == "note":
             out.append({"type": "input_text", "text": note_text(DIALECT, block)})
+            if notes is not None:
+                notes.append(LeftOut(index, media_kind(block), f"{DIALECT} {why}"))
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return out
 
 
-def _carried(items: Iterable[object]) -> tuple[str, dict[str, str]]:
-    """What the items already say: the assistant text read from them, and
-    their function calls (call_id to name).
+def _carried(items: Iterable[object]) -> str:
+    """The assistant text the items already say.
 
     The text is the one ``from_response`` gives the assistant message: the
     output text, or the refusal when there is none.
     """
     texts: list[str] = []
     refusals: list[str] = []
-    calls: dict[str, str] = {}
     for item in items:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type")
-        if kind == "message":
+        if isinstance(item, dict) and item.get("type") == "message":
             texts.extend(_part_texts(item, "output_text", "text"))
             refusals.extend(_part_texts(item, "refusal", "refusal"))
-        elif kind == "function_call":
-            call_id = item.get("call_id")
-            name = item.get("name")
-            if isinstance(call_id, str) and isinstance(name, str):
-                calls[call_id] = name
-    return "".join(texts) or "".join(refusals), calls
+    return "".join(texts) or "".join(refusals)
+
+
+def _carried_thinking(items: Iterable[object]) -> list[ThinkingBlock]:
+    """The thinking ``from_response`` reads from the items' reasoning, in order."""
+    thinking: list[ThinkingBlock] = []
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "reasoning":
+            for key in ("summary", "content"):
+                parts = item.get(key)
+                for part in parts if isinstance(parts, list) else ():
+                    text = part.get("text") if isinstance(part, dict) else None
+                    if isinstance(text, str) and text:
+                        thinking.append(ThinkingBlock(text=text))
+    return thinking
 
 
 def _part_texts(item: dict[str, Any], kind: str, key: str) -> list[str]:
@@ -293,27 +319,232 @@ def _without_nulls(value: Any, room: int = MAX_DEPTH) -> Any:
     return value
 
 
+def _cut(item: dict[str, Any]) -> bool:
+    """Whether a function call item never completed, by the reader's rule.
+
+    Status ``incomplete``, or a call not marked ``completed`` whose
+    arguments are not a whole JSON object: :func:`_read_call` makes no
+    ``ToolCall`` of it, so no backend ran it and no result is owed.
+    """
+    status = item.get("status")
+    if status == "completed":
+        return False
+    if status == "incomplete":
+        return True
+    text = item.get("arguments")
+    if not isinstance(text, str):
+        return True
+    try:
+        parse_arguments(text)
+    except ValueError:
+        return True
+    return False
+
+
+def _answered(transcript: list[Any], index: int, call_id: str) -> bool:
+    """Whether a result for ``call_id`` follows the items at ``index`` in their turn.
+
+    The turn is the one :class:`CallIds` pairs results in: the items, the
+    assistant message after them, then the results, up to the next
+    assistant turn or user message.
+    """
+    results = False
+    for at in range(index + 1, len(transcript)):
+        message = transcript[at]
+        if isinstance(message, ToolResultMessage):
+            if message.tool_use_id == call_id:
+                return True
+            results = True
+        elif isinstance(message, AssistantMessage) or (
+            isinstance(message, ProviderOutputItemsMessage) and message.protocol == PROTOCOL
+        ):
+            if results:
+                return False
+        elif not isinstance(message, (SystemMessage, ProviderOutputItemsMessage)):
+            return False
+    return False
+
+
+def _replayed_items(
+    index: int, transcript: list[Any], store: bool, notes: list[LeftOut] | None
+) -> tuple[list[Any], dict[str, str]]:
+    """The items of message ``index`` to send back, owned by the request, and
+    the function calls among them (``call_id`` to name).
+
+    Left out: a function call that never completed and that no result
+    answers (no backend ran it, and the API refuses a call without its
+    output); with ``store`` False, what only the server could resolve (a
+    ``reasoning`` item without ``encrypted_content``, an ``item_reference``);
+    and a ``reasoning`` item whose following item in the output is not
+    sent, which the API refuses. The fields the openai SDK adds are dropped.
+    One pass: a reasoning item waits until the item after it is known.
+    """
+    out: list[Any] = []
+    calls: dict[str, str] = {}
+    waiting: Any = None  # a reasoning item, sent only if the next item is
+    for item in transcript[index].items:
+        if type(item) is not dict:
+            sent = copy_json(item)
+        else:
+            kind = item.get("type")
+            dropped: LeftOut | None = None
+            if kind == "function_call":
+                call_id = item.get("call_id")
+                if _cut(item) and not (
+                    isinstance(call_id, str) and _answered(transcript, index, call_id)
+                ):
+                    dropped = LeftOut(index, "call", _CUT_CALL)
+            elif not store and (
+                kind == "item_reference"
+                or (kind == "reasoning" and not item.get("encrypted_content"))
+            ):
+                what: LeftOutKind = "items" if kind == "item_reference" else "thinking"
+                dropped = LeftOut(index, what, _STORED[kind])
+            if dropped is not None:
+                if waiting is not None:
+                    if notes is not None:
+                        notes.append(LeftOut(index, "thinking", _LONE_REASONING))
+                    waiting = None
+                if notes is not None:
+                    notes.append(dropped)
+                continue
+            sent = copy_object(item)
+            if kind == "function_call":
+                call_id, name = sent.get("call_id"), sent.get("name")
+                if isinstance(call_id, str) and isinstance(name, str):
+                    calls[call_id] = name
+                if _SDK_ONLY_IN_CALL in sent:
+                    del sent[_SDK_ONLY_IN_CALL]
+                    if notes is not None:
+                        notes.append(LeftOut(index, "items", _SDK_FIELD))
+            elif kind == "message" and _drop_parsed(sent) and notes is not None:
+                notes.append(LeftOut(index, "items", _SDK_FIELD))
+            if kind == "reasoning":
+                if waiting is not None:
+                    out.append(waiting)  # its follower, this item, is sent
+                waiting = sent
+                continue
+        if waiting is not None:
+            out.append(waiting)
+            waiting = None
+        out.append(sent)
+    if waiting is not None and notes is not None:
+        notes.append(LeftOut(index, "thinking", _LONE_REASONING))
+    return out, calls
+
+
+def _drop_parsed(item: dict[str, Any]) -> bool:
+    """Drop the SDK's ``parsed`` from the parts of a message item (a copy); whether any was."""
+    content = item.get("content")
+    found = False
+    for part in content if type(content) is list else ():
+        if type(part) is dict and _SDK_ONLY_IN_PART in part:
+            del part[_SDK_ONLY_IN_PART]
+            found = True
+    return found
+
+
+_CUT_CALL: Final = (
+    "a function call cut off before it completed, which no result answers, is not sent "
+    "(the API refuses a call without its output)"
+)
+_LONE_REASONING: Final = (
+    "a reasoning item goes only with the item that followed it in the output, which is not sent"
+)
+_STORED: Final = {
+    "reasoning": "with store=False, a reasoning item without encrypted_content refers to "
+    "reasoning only the server kept",
+    "item_reference": "with store=False, an item_reference names an item the server did not keep",
+}
+_SDK_FIELD: Final = "the openai SDK's parsed fields are not sent (the API refuses them as input)"
+
+
+def _check_store(store: object) -> None:
+    if type(store) is not bool:
+        raise TypeError(f"store= must be True or False, not {store!r:.80}")
+
+
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    store: bool = True,
 ) -> dict[str, Any]:
     """The conversation part of a Responses API request body: ``{"input": [...]}``.
 
     The caller adds ``model``, the tools (``tools_to_request``) and the rest
     (and must not also pass ``previous_response_id`` for the same turns).
     External tool results are fenced unless ``fence_external`` is False.
-    Provider items are shared with the transcript, not copied (except one
-    that carries a field the SDK added, which goes out without it): copy
-    them before changing them in place.
+    With ``store=False`` (stateless use, zero data retention) the request is
+    self-contained: it holds ``"store": False`` and
+    ``"include": ["reasoning.encrypted_content"]``, and leaves out what only
+    the server could resolve (see :func:`left_out`). The request shares no
+    dict or list with the transcript: change it freely.
     """
     check_unsupported(unsupported)
-    transcript = transcript_of(messages, "to_request")
+    _check_store(store)
+    body: dict[str, Any] = {"input": _input(messages, fence_external, unsupported, store, None)}
+    if not store:
+        body["store"] = False
+        body["include"] = ["reasoning.encrypted_content"]
+    return body
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage],
+    *,
+    unsupported: Unsupported = "raise",
+    store: bool = True,
+) -> list[LeftOut]:
+    """What :func:`to_request` of the same transcript and options does not send.
+
+    One :class:`~convtypes.dialects.LeftOut` per piece, in transcript order:
+    thinking it takes no copy of, items of other protocols, a reasoning item
+    without the item that followed it, a call cut off that no result
+    answers, an image ``detail`` the API does not know, media noted in place
+    under ``unsupported="note"``, and with ``store=False`` what only the
+    server kept. Raises what :func:`to_request` raises.
+    """
+    check_unsupported(unsupported)
+    _check_store(store)
+    notes: list[LeftOut] = []
+    _input(messages, True, unsupported, store, notes)
+    return notes
+
+
+def _thinking_notes(
+    index: int, message: AssistantMessage, carried: list[ThinkingBlock] | None
+) -> list[LeftOut]:
+    """The assistant's thinking blocks, unless they are the ones the items before it carry."""
+    if not message.thinking or (carried is not None and list(message.thinking) == carried):
+        return []
+    return [
+        LeftOut(index, "redacted-thinking", _REDACTED)
+        if block.redacted_data is not None
+        else LeftOut(index, "thinking", _THINKING)
+        for block in message.thinking
+    ]
+
+
+_THINKING: Final = f"{DIALECT} takes no thinking block back; only its own reasoning items go back"
+_REDACTED: Final = f"{DIALECT} cannot read another provider's encrypted thinking"
+
+
+def _input(
+    messages: Iterable[Message | UnknownMessage],
+    fence_external: bool,
+    unsupported: Unsupported,
+    store: bool,
+    notes: list[LeftOut] | None,
+) -> list[dict[str, Any]]:
+    """The request's ``input`` list, and (into ``notes``, when given) what it leaves out."""
+    transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
     carried_text: str | None = None
     carried_calls: dict[str, str] = {}
+    carried_thinking: list[ThinkingBlock] | None = None
     for index, message in enumerate(transcript):
         if isinstance(message, ToolResultMessage):
             out.append(
@@ -338,20 +569,29 @@ def to_request(
                         "arguments": arguments_json(call.arguments),
                     }
                 )
+            if notes is not None:
+                notes.extend(_thinking_notes(index, message, carried_thinking))
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol == PROTOCOL:
                 ids.assistant()
-                out.extend(_sent(item) for item in message.items)
-                carried_text, carried_calls = _carried(message.items)
+                sent, carried_calls = _replayed_items(index, transcript, store, notes)
+                out.extend(sent)
+                carried_text = _carried(message.items)
                 for call_id, name in carried_calls.items():
                     ids.carried(index, call_id, call_id, name)
+                if notes is not None:
+                    carried_thinking = _carried_thinking(message.items)
                 continue  # keep what they carry for the next message
+            if notes is not None and message.items:
+                why = f"items of protocol {message.protocol!r:.40} mean nothing to {DIALECT}"
+                notes.append(LeftOut(index, "items", why))
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
-            out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
+            parts = _parts(index, message.content, unsupported, notes)
+            out.append({"role": "user", "content": parts})
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, UnknownMessage):
@@ -360,7 +600,8 @@ def to_request(
             raise not_a_message(index, message)
         carried_text = None
         carried_calls = {}
-    return {"input": out}
+        carried_thinking = None
+    return out
 
 
 # --- tools --------------------------------------------------------------------
@@ -390,7 +631,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         tool: dict[str, Any] = {"type": "function", "name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["parameters"] = object_parameters(spec, DIALECT)
+        tool["parameters"] = copy_object(object_parameters(spec, DIALECT))
         tool["strict"] = False
         out.append(tool)
     tool_choice: Any = choice if chosen is None else {"type": "function", "name": chosen}

@@ -1,0 +1,192 @@
+"""What a request made of replies costs: ``to_request`` where the transcript holds provider items.
+
+    python benchmarks/replies.py                        # 300 turns, 21 rounds
+    python benchmarks/replies.py --quick                # 3 rounds
+    python benchmarks/replies.py --before 1b1dfa1       # against another commit
+
+``dialects.py`` times a transcript of plain messages. Here every turn is a
+reply as the provider sent it, read back with the dialect's own
+``from_response``: for Responses, a reasoning item with encrypted content,
+function calls and a cited message, all kept as items; for Chat
+Completions, a refusal and a cited answer, kept as the message sent. The
+request now owns those items (it copies them), so this is where that copy
+shows. Both versions run side by side in one process, taking turns within
+each round; a ratio is the median of the per-round ratios, with their
+range. Prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+import convtypes as ct
+from convtypes.dialects import openai_chat, openai_responses
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _baseline
+
+Builder = Callable[[list[Any]], dict[str, Any]]
+
+
+def _responses_reply(serial: int) -> dict[str, Any]:
+    return {
+        "id": f"resp_{serial}",
+        "status": "completed",
+        "output": [
+            {
+                "type": "reasoning",
+                "id": f"rs_{serial}",
+                "encrypted_content": "gAAAAB" + "x" * 2_000,
+                "summary": [{"type": "summary_text", "text": f"Look up item {serial}. " * 5}],
+            },
+            *(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{serial}_{n}",
+                    "call_id": f"call_{serial}_{n}",
+                    "name": "search",
+                    "arguments": f'{{"query": "item {serial}", "options": {{"page": {n}}}}}',
+                    "status": "completed",
+                }
+                for n in range(2)
+            ),
+        ],
+    }
+
+
+def _responses_answer(serial: int) -> dict[str, Any]:
+    return {
+        "id": f"resp_{serial}b",
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "id": f"msg_{serial}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": f"Item {serial} is fine, as the source says.",
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "start_index": 0,
+                                "end_index": 9,
+                                "url": f"https://example.org/{serial}",
+                                "title": "Source",
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def responses_transcript(turns: int) -> list[ct.Message]:
+    """``turns`` exchanges: a question, a reply of calls, their results, a cited answer."""
+    messages: list[ct.Message] = [ct.SystemMessage(content="You are a careful agent.")]
+    for serial in range(turns):
+        messages.append(ct.UserMessage(content=f"Step {serial}: look up item {serial}."))
+        reply = openai_responses.read_reply(_responses_reply(serial))
+        messages += reply.messages
+        messages += [
+            ct.ToolResultMessage(tool_use_id=call.id, content=f"Result {serial}: " + "ipsum " * 20)
+            for call in reply.tool_calls
+        ]
+        messages += openai_responses.from_response(_responses_answer(serial))
+    return messages
+
+
+def chat_transcript(turns: int) -> list[ct.Message]:
+    """``turns`` exchanges whose replies each keep the message sent (a refusal, citations)."""
+    messages: list[ct.Message] = [ct.SystemMessage(content="You are a careful agent.")]
+    for serial in range(turns):
+        messages.append(ct.UserMessage(content=f"Step {serial}: may I see item {serial}?"))
+        sent = (
+            {"role": "assistant", "content": None, "refusal": "I can't share that."}
+            if serial % 2
+            else {
+                "role": "assistant",
+                "content": f"Item {serial} is fine.",
+                "annotations": [
+                    {"type": "url_citation", "url_citation": {"url": "https://example.org"}}
+                ],
+            }
+        )
+        completion = {"choices": [{"index": 0, "message": sent, "finish_reason": "stop"}]}
+        messages += openai_chat.from_response(completion)
+    return messages
+
+
+CASES: dict[str, tuple[Callable[[int], list[ct.Message]], Builder]] = {
+    "openai_responses": (responses_transcript, openai_responses.to_request),
+    "openai_chat": (chat_transcript, openai_chat.to_request),
+}
+
+
+def _time(build: Builder, messages: list[Any], calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        build(messages)
+    return (time.perf_counter() - start) / calls
+
+
+def run(quick: bool, before: str = "1b1dfa1") -> str:
+    """Time each dialect's ``to_request`` on a transcript of replies against ``before``."""
+    package = _baseline.load(before)
+    rounds = 3 if quick else 21
+    calls = 3 if quick else 20
+    lines = [
+        f"Transcripts of 300 exchanges read from replies; {rounds} rounds of {calls} builds each; "
+        f"Python {platform.python_version()}, msgspec {msgspec.__version__}. Before: commit "
+        + (before if package is not None else f"{before} (not found: no git history here)")
+        + ".",
+        "",
+        "| dialect | messages | to_request | before | to_request time vs before |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name, (make, build) in CASES.items():
+        messages = make(300)
+        ours: list[float] = []
+        then: list[float] = []
+        old_build: Builder | None = None
+        old_messages: list[Any] = []
+        if package is not None:
+            old_build = importlib.import_module(f"convtypes_before.dialects.{name}").to_request
+            old_messages = package.decode_messages(ct.encode(messages))
+        for _ in range(rounds):
+            ours.append(_time(build, messages, calls))
+            if old_build is not None:
+                then.append(_time(old_build, old_messages, calls))
+        against = sorted(a / b for a, b in zip(ours, then, strict=True)) if then else []
+        before_cell = f"{statistics.median(then) * 1e3:.2f} ms" if then else "n/a"
+        against_cell = (
+            f"{statistics.median(against):.2f}x ({against[0]:.2f}\u2013{against[-1]:.2f})"
+            if against
+            else "n/a"
+        )
+        lines.append(
+            f"| {name} | {len(messages)} | {statistics.median(ours) * 1e3:.2f} ms "
+            f"| {before_cell} | {against_cell} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument("--before", default="1b1dfa1", help="the commit to compare with")
+    options = parser.parse_args()
+    sys.stdout.write(run(options.quick, options.before) + "\n")
