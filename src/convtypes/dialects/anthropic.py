@@ -83,12 +83,23 @@ What changes on the way out:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Collection, Iterable
 from typing import Any, Final
 
 import msgspec
 
-from .._content import ImageBase64Block, ImageUrlBlock, TextBlock
+from .._content import (
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+    VideoBase64Block,
+    VideoPathBlock,
+    VideoUrlBlock,
+)
 from .._messages import (
     AssistantMessage,
     Message,
@@ -101,6 +112,8 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._cache import Cache, cache_ttl
+from ._copy import json_copy
 from ._errors import (
     LEAKS,
     DialectError,
@@ -120,6 +133,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._left_out import LeftOut, LeftOutKind
 from ._media import image_type, parse_data_url
 from ._partial_json import read_partial_object
 from ._reply import (
@@ -141,6 +155,7 @@ __all__ = [
     "PROTOCOL",
     "Accumulator",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "tools_to_request",
@@ -162,10 +177,39 @@ _GAP: Final = "\n\n"
 
 _usable_id = safe_id(64)
 
+_NO_MEDIA: Final = "has no block for video or audio"
+# The key of a cache breakpoint on a block, which only a request may hold.
+_MARKER: Final = "cache_control"
+# Server tools' uses, which the server answers in the same assistant turn.
+_SERVER_USES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
+# Messages that end an assistant turn with a user turn.
+_ANSWERS: Final = (UserMessage, UserMultimodalMessage, ToolResultMessage)
+_VIDEO: Final = (VideoUrlBlock, VideoPathBlock, VideoBase64Block)
+_AUDIO: Final = (AudioUrlBlock, AudioPathBlock, AudioBase64Block)
+
 
 def _has_text(text: str) -> bool:
     """Whether a text block may be sent: the API refuses empty and white-space text."""
     return text != "" and not text.isspace()
+
+
+def _image(block: ImageUrlBlock | ImageBase64Block) -> dict[str, Any] | str:
+    """The image block the API takes for ``block``, or why it takes none."""
+    if isinstance(block, ImageUrlBlock):
+        inline = parse_data_url(block.url)
+        if inline is None:
+            if block.url[:5].lower() != "data:":
+                return {"type": "image", "source": {"type": "url", "url": block.url}}
+            return "cannot fetch a data: URL, and takes one inline only in base64"
+        if inline.media_type in IMAGE_TYPES:
+            source = {"type": "base64", "media_type": inline.media_type, "data": inline.data}
+            return {"type": "image", "source": source}
+        return f"takes no {inline.media_type!r} image (only JPEG, PNG, GIF and WebP)"
+    media_type = image_type(block.media_type)
+    if media_type in IMAGE_TYPES:
+        source = {"type": "base64", "media_type": media_type, "data": block.data}
+        return {"type": "image", "source": source}
+    return f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
 
 
 def _user_blocks(
@@ -177,30 +221,16 @@ def _user_blocks(
             if _has_text(block.text):
                 out.append({"type": "text", "text": block.text})
             continue
-        if isinstance(block, ImageUrlBlock):
-            inline = parse_data_url(block.url)
-            if inline is None:
-                if block.url[:5].lower() != "data:":
-                    out.append({"type": "image", "source": {"type": "url", "url": block.url}})
-                    continue
-                why = "cannot fetch a data: URL, and takes one inline only in base64"
-            elif inline.media_type in IMAGE_TYPES:
-                source = {"type": "base64", "media_type": inline.media_type, "data": inline.data}
-                out.append({"type": "image", "source": source})
+        if isinstance(block, (ImageUrlBlock, ImageBase64Block)):
+            image = _image(block)
+            if not isinstance(image, str):
+                out.append(image)
                 continue
-            else:
-                why = f"takes no {inline.media_type!r} image (only JPEG, PNG, GIF and WebP)"
-        elif isinstance(block, ImageBase64Block):
-            media_type = image_type(block.media_type)
-            if media_type in IMAGE_TYPES:
-                source = {"type": "base64", "media_type": media_type, "data": block.data}
-                out.append({"type": "image", "source": source})
-                continue
-            why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
+            why = image
         elif isinstance(block, UnknownBlock):
             raise unknown_block(DIALECT, index, position, block)
         else:
-            why = "has no block for video or audio"
+            why = _NO_MEDIA
         if unsupported == "note":
             out.append({"type": "text", "text": note_text(DIALECT, block)})
         else:
@@ -222,24 +252,73 @@ def _thoughts(thinking: Iterable[ThinkingBlock]) -> list[dict[str, Any]]:
     return out
 
 
-def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
-    """A kept content block as it goes back, or ``None`` where the API refuses it.
+def _refused(item: dict[str, Any]) -> bool:
+    """Whether the API refuses this kept block as input, wherever it stands.
 
-    Text with nothing but white space and thinking without a signature are
-    refused as input; the SDK's own fields never belong to the wire.
+    Text with nothing but white space in it, and thinking without a
+    signature, are refused.
     """
     kind = item.get("type")
     if kind == "text":
         text = item.get("text")
-        if not isinstance(text, str) or not _has_text(text):
-            return None
-    elif kind == "thinking":
+        return not isinstance(text, str) or not _has_text(text)
+    if kind == "thinking":
         signature = item.get("signature")
-        if not isinstance(signature, str) or not signature:
-            return None
+        return not isinstance(signature, str) or not signature
+    return False
+
+
+def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A kept content block as it goes back, or ``None`` where the API refuses it.
+
+    The SDK's own fields never belong to the wire. The block may share its
+    values with ``item``: this is for comparing, not for a request.
+    """
+    if _refused(item):
+        return None
     if _SDK_ONLY.isdisjoint(item):
         return item
     return {key: value for key, value in item.items() if key not in _SDK_ONLY}
+
+
+def _unmarked(value: Any) -> Any:
+    """A copy of ``value`` without a ``cache_control`` key at any depth."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _unmarked(item) for key, item in value.items() if key != _MARKER}
+    if kind is list:
+        return [_unmarked(item) for item in value]
+    return value
+
+
+def _sent_block(item: dict[str, Any]) -> dict[str, Any]:
+    """A kept block as a request carries it: a copy of its own, as the API takes it.
+
+    The SDK's fields are left out, and so is every ``cache_control``
+    (a marker an edited request wrote into the items), except inside the
+    block's ``input``, which is the model's own JSON: markers are the
+    request's to place (``cache=``), and a transcript never holds one.
+    """
+    return {
+        key: json_copy(value) if key == "input" else _unmarked(value)
+        for key, value in item.items()
+        if key != _MARKER and key not in _SDK_ONLY
+    }
+
+
+def _markers(item: dict[str, Any]) -> int:
+    """How many ``cache_control`` keys :func:`_sent_block` leaves out of ``item``."""
+    count = 0
+    stack: list[Any] = [value for key, value in item.items() if key != "input"]
+    count += _MARKER in item
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            count += _MARKER in value
+            stack.extend(item for key, item in value.items() if key != _MARKER)
+        elif type(value) is list:
+            stack.extend(value)
+    return count
 
 
 class _Kept:
@@ -257,6 +336,93 @@ class _Kept:
         }
 
 
+def _answered_calls(index: int, transcript: list[Any]) -> Collection[object]:
+    """The ids of the calls that the ``AssistantMessage`` after the items at ``index`` holds."""
+    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    return {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
+
+
+def _unanswered_uses(index: int, items: Iterable[Any], transcript: list[Any]) -> set[str]:
+    """The server tools' uses in the items at ``index`` that will never get their result.
+
+    A server answers its own tool's use (``server_tool_use``, ``mcp_tool_use``)
+    in the same assistant turn, with a block whose ``tool_use_id`` is the
+    use's id; a reply paused there (``pause_turn``) gets it from the reply
+    that goes on, whose items come later in the same turn. A use that is
+    still unanswered when a user message or a tool result comes was cut off
+    (a cancelled stream) or left unresolved beside a client call, and the
+    API refuses it. Two kinds are sent all the same: a use that a call of
+    the same reply names as its ``caller`` (code that waits for your
+    tools' results, which the next turn brings), and a use with no user
+    after it, since the request may be asking the server to go on.
+    """
+    uses = {
+        item["id"]
+        for item in items
+        if isinstance(item, dict)
+        and item.get("type") in _SERVER_USES
+        and isinstance(item.get("id"), str)
+    }
+    if not uses:
+        return uses
+    uses -= _result_ids(items)
+    uses -= _callers(items)
+    for later in itertools.islice(transcript, index + 1, None):
+        if not uses:
+            break
+        if isinstance(later, _ANSWERS):
+            return uses
+        if isinstance(later, ProviderOutputItemsMessage) and later.protocol == PROTOCOL:
+            uses -= _result_ids(later.items)
+    return set()
+
+
+def _result_ids(items: Iterable[Any]) -> set[object]:
+    return {item.get("tool_use_id") for item in items if isinstance(item, dict)}
+
+
+def _callers(items: Iterable[Any]) -> set[object]:
+    """The server tools' uses that the client calls among ``items`` were made from."""
+    return {
+        item["caller"].get("tool_id")
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get("caller"), dict)
+    }
+
+
+_DROPPED: Final[dict[str, tuple[LeftOutKind, str]]] = {
+    "not-a-block": ("items", "an item that is not a JSON object is no content block"),
+    "text": ("text", "the API refuses a text block with nothing but white space in it"),
+    "thinking": ("thinking", "the API refuses a thinking block without its signature"),
+    "call": (
+        "call",
+        "the reply's message does not hold this call (it was cut off at the token limit), "
+        "so no result will answer it",
+    ),
+    "use": (
+        "call",
+        "the server tool's use never got its result (the reply was cut off first), and "
+        "the API refuses it once a user turn follows",
+    ),
+}
+
+
+def _dropped(item: object, answered: Collection[object], unanswered: set[str]) -> str | None:
+    """Why a kept block does not go back (a key of ``_DROPPED``), or ``None`` if it does."""
+    if not isinstance(item, dict):
+        return "not-a-block"
+    if _refused(item):
+        return str(item.get("type"))
+    kind = item.get("type")
+    if kind == "tool_use":
+        call_id = item.get("id")
+        if not isinstance(call_id, str) or call_id not in answered:
+            return "call"
+    elif unanswered and kind in _SERVER_USES and item.get("id") in unanswered:
+        return "use"
+    return None
+
+
 def _replayed(
     index: int, items: Iterable[Any], transcript: list[Any], ids: CallIds
 ) -> list[dict[str, Any]]:
@@ -264,24 +430,21 @@ def _replayed(
 
     A ``tool_use`` goes back only if the ``AssistantMessage`` right after
     the items holds it as a call: one it lacks was cut off at the token
-    limit, and no result will ever answer it, which the API refuses.
+    limit, and no result will ever answer it, which the API refuses. A
+    server tool's use goes back unless a user turn follows before its
+    result came (:func:`_unanswered_uses`). Each block is a copy, without
+    any old cache marker.
     """
-    after = transcript[index + 1] if index + 1 < len(transcript) else None
-    answered = {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
+    answered = _answered_calls(index, transcript)
+    unanswered = _unanswered_uses(index, items, transcript)
     blocks: list[dict[str, Any]] = []
     for item in items:
-        if not isinstance(item, dict):
+        if _dropped(item, answered, unanswered) is not None:
             continue
-        block = _replayable(item)
-        if block is None:
-            continue
-        if block.get("type") == "tool_use":
-            call_id = block.get("id")
-            if not isinstance(call_id, str) or call_id not in answered:
-                continue
-            name = block.get("name")
-            ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
-        blocks.append(block)
+        if item.get("type") == "tool_use":
+            name = item.get("name")
+            ids.carried(index, item["id"], item["id"], name if isinstance(name, str) else "")
+        blocks.append(_sent_block(item))
     return blocks
 
 
@@ -299,6 +462,7 @@ def to_request(
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    cache: Cache = False,
 ) -> dict[str, Any]:
     """The conversation part of a Messages API request body.
 
@@ -309,10 +473,17 @@ def to_request(
     unique and fit ``^[A-Za-z0-9_-]{1,64}$``; a result follows its call's new
     id. ``anthropic`` items go back as they came (see the module).
 
-    The request shares tool arguments and items with the transcript: copy
-    them before changing them in place.
+    ``cache`` (``True``, ``"5m"`` or ``"1h"``) marks the prompt for
+    Anthropic's incremental caching: the system prompt becomes one text
+    block, and it and the last block of each of the last two user turns get
+    a ``cache_control``, at most three breakpoints. ``TypeError`` or
+    ``ValueError`` for another value.
+
+    The request is the caller's: no dict or list in it is shared with the
+    transcript, so changing it in place changes nothing stored.
     """
     check_unsupported(unsupported)
+    ttl = cache_ttl(cache)
     transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
@@ -360,7 +531,7 @@ def to_request(
                         "type": "tool_use",
                         "id": ids.call(index, position, call),
                         "name": call.name,
-                        "input": call.arguments,
+                        "input": json_copy(call.arguments),
                     }
                 )
             if thoughts or blocks:
@@ -431,15 +602,235 @@ def to_request(
             "the assistant",
             first_index,
         )
-    if system:
-        return {"system": "\n\n".join(system), "messages": turns}
-    return {"messages": turns}
+    if ttl is not None:
+        _mark(turns, ttl)
+    if not system:
+        return {"messages": turns}
+    prompt = "\n\n".join(system)
+    if ttl is not None and _has_text(prompt):
+        block = {"type": "text", "text": prompt, "cache_control": _marker(ttl)}
+        return {"system": [block], "messages": turns}
+    return {"system": prompt, "messages": turns}
+
+
+# --- what a request leaves out ---------------------------------------------------------
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
+    """What :func:`to_request` of the same transcript does not send, piece by piece.
+
+    One :class:`~convtypes.dialects.LeftOut` per piece, in transcript order,
+    ``index`` the position of its message:
+
+    - ``"text"``: a text block with nothing but white space in it (empty
+      included), or a message's text of white space only; a message with no
+      text at all (``content=""``) leaves nothing out.
+    - ``"thinking"``: a thinking block with neither a signature nor
+      redacted data (another provider's, or one cut off), the text of a
+      redacted block (only its data goes), and thinking of an
+      ``AssistantMessage`` right after ``anthropic`` items that the items
+      do not hold (the items stand for the reply).
+    - ``"items"``: provider items of another protocol (one per message
+      that holds any), an
+      item of this protocol that is not a JSON object, and fields the SDK
+      adds to a block (``parsed_output``).
+    - ``"call"``: a kept ``tool_use`` that the message after the items does
+      not hold (cut off at the token limit), and a server tool's use whose
+      result never came before a user turn.
+    - ``"cache-control"``: each ``cache_control`` found in the items, which
+      an edited request wrote there.
+    - ``"image"``, ``"audio"``, ``"video"``: media the API has no block for
+      (with ``unsupported="raise"``, to_request refuses the transcript
+      instead; with ``"note"``, a short note goes in its place);
+      ``"detail"``: an image's ``detail`` other than ``"auto"``, which the
+      API has no field for.
+
+    It walks the transcript on its own, so ``to_request`` pays nothing for
+    it. A message or block of a kind this version does not know raises as
+    in ``to_request``.
+    """
+    check_unsupported(unsupported)
+    transcript = transcript_of(messages, "left_out")
+    out: list[LeftOut] = []
+    kept: ProviderOutputItemsMessage | None = None
+    for index, message in enumerate(transcript):
+        previous, kept = kept, None
+        if isinstance(message, AssistantMessage):
+            if previous is None:
+                out += _thinking_left_out(index, message.thinking)
+                text = message.content
+            else:
+                out += _uncarried_thinking(index, message.thinking, previous.items)
+                text = "" if message.content == _Kept(previous.items).text else message.content
+            if text.isspace():
+                out.append(LeftOut(index, "text", _BLANK))
+        elif isinstance(message, UserMessage):
+            if message.content.isspace():
+                out.append(LeftOut(index, "text", _BLANK))
+        elif isinstance(message, UserMultimodalMessage):
+            out += _blocks_left_out(index, message.content, unsupported)
+        elif isinstance(message, ProviderOutputItemsMessage):
+            if message.protocol != PROTOCOL:
+                if message.items:
+                    why = (
+                        f"items of protocol {short(message.protocol, 40)} mean nothing to {DIALECT}"
+                    )
+                    out.append(LeftOut(index, "items", why))
+                continue
+            out += _items_left_out(index, message.items, transcript)
+            kept = message
+        elif isinstance(message, UnknownMessage):
+            raise unknown_message(index, message)
+        elif not isinstance(message, (SystemMessage, ToolResultMessage)):
+            raise not_a_message(index, message)
+    return out
+
+
+_BLANK: Final = "the API refuses text with nothing but white space in it"
+
+
+def _thinking_left_out(index: int, thinking: Iterable[ThinkingBlock]) -> list[LeftOut]:
+    out: list[LeftOut] = []
+    for thought in thinking:
+        if thought.redacted_data is not None:
+            if thought.text or thought.signature:
+                why = "a redacted block goes back as its data alone, without its text"
+                out.append(LeftOut(index, "thinking", why))
+        elif not thought.signature:
+            why = (
+                "thinking without a signature (another provider's, or cut off) is refused, "
+                "and a signature cannot be made up"
+            )
+            out.append(LeftOut(index, "thinking", why))
+    return out
+
+
+def _thought_key(text: object, signature: object, data: object) -> tuple[object, ...]:
+    return ("redacted", data) if data is not None else ("signed", text, signature or "")
+
+
+def _uncarried_thinking(
+    index: int, thinking: Iterable[ThinkingBlock], items: Iterable[Any]
+) -> list[LeftOut]:
+    """The thinking of a message after items that the items do not hold."""
+    held = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "thinking":
+            held.add(_thought_key(item.get("thinking"), item.get("signature"), None))
+        elif item.get("type") == "redacted_thinking":
+            held.add(_thought_key(None, None, item.get("data")))
+    why = "the items before this message stand for its reply, and do not hold this thinking"
+    return [
+        LeftOut(index, "thinking", why)
+        for thought in thinking
+        if _thought_key(thought.text, thought.signature, thought.redacted_data) not in held
+    ]
+
+
+def _blocks_left_out(index: int, blocks: Iterable[object], unsupported: str) -> list[LeftOut]:
+    out: list[LeftOut] = []
+    instead = (
+        "a short note goes in its place"
+        if unsupported == "note"
+        else 'to_request refuses it unless unsupported="note"'
+    )
+    for position, block in enumerate(blocks):
+        if isinstance(block, TextBlock):
+            if not _has_text(block.text):
+                out.append(LeftOut(index, "text", _BLANK))
+        elif isinstance(block, (ImageUrlBlock, ImageBase64Block)):
+            image = _image(block)
+            if isinstance(image, str):
+                out.append(LeftOut(index, "image", f"{DIALECT} {image}; {instead}"))
+            elif isinstance(block, ImageUrlBlock) and block.detail != "auto":
+                why = f"{DIALECT} has no field for an image's detail ({short(block.detail, 20)})"
+                out.append(LeftOut(index, "detail", why))
+        elif isinstance(block, _VIDEO):
+            out.append(LeftOut(index, "video", f"{DIALECT} {_NO_MEDIA}; {instead}"))
+        elif isinstance(block, _AUDIO):
+            out.append(LeftOut(index, "audio", f"{DIALECT} {_NO_MEDIA}; {instead}"))
+        elif isinstance(block, UnknownBlock):
+            raise unknown_block(DIALECT, index, position, block)
+    return out
+
+
+def _items_left_out(index: int, items: tuple[Any, ...], transcript: list[Any]) -> list[LeftOut]:
+    answered = _answered_calls(index, transcript)
+    unanswered = _unanswered_uses(index, items, transcript)
+    out: list[LeftOut] = []
+    for item in items:
+        dropped = _dropped(item, answered, unanswered)
+        if dropped is not None:
+            what, why = _DROPPED[dropped]
+            out.append(LeftOut(index, what, why))
+            continue
+        if not _SDK_ONLY.isdisjoint(item):
+            why = "fields the SDK adds to a block (parsed_output) are not part of the API"
+            out.append(LeftOut(index, "items", why))
+        why = "a cache marker in a transcript's items is not sent: cache= places them"
+        out += [LeftOut(index, "cache-control", why)] * _markers(item)
+    return out
+
+
+# --- caching ------------------------------------------------------------------
+
+# Blocks the API refuses a cache breakpoint on, whatever they hold.
+_UNMARKABLE: Final = frozenset({"thinking", "redacted_thinking"})
+_MARKED_TURNS: Final = 2
+
+
+def _marker(ttl: str) -> dict[str, Any]:
+    """A new ``cache_control`` value: the default lifetime is left unsaid."""
+    return {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": ttl}
+
+
+def _markable(block: dict[str, Any]) -> bool:
+    """Whether the API takes a ``cache_control`` on this block.
+
+    Thinking blocks never take one, and text with nothing in it is refused
+    with one ("cache_control cannot be set for empty text blocks"). Tool
+    results, images and text take one.
+    """
+    kind = block.get("type")
+    if kind in _UNMARKABLE:
+        return False
+    if kind == "text":
+        text = block.get("text")
+        return isinstance(text, str) and _has_text(text)
+    return True
+
+
+def _mark(turns: list[dict[str, Any]], ttl: str) -> None:
+    """Marks the last block of each of the last two user turns, for incremental caching.
+
+    The last turn's marker writes the whole conversation to the cache; the
+    one before it sits where the previous request put its last marker, so
+    this request reads everything up to there from the cache. A turn whose
+    last block takes no marker has it on its latest block that does.
+    """
+    marked = 0
+    for turn in reversed(turns):
+        if turn["role"] != "user":
+            continue
+        for block in reversed(turn["content"]):
+            if _markable(block):
+                block[_MARKER] = _marker(ttl)
+                break
+        marked += 1
+        if marked == _MARKED_TURNS:
+            return
 
 
 # --- tools --------------------------------------------------------------------
 
 
-def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
+def tools_to_request(
+    tools: Iterable[ToolSpec], *, choice: str = "auto", cache: Cache = False
+) -> dict[str, Any]:
     """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
 
     Each tool goes as ``{"name", "description", "input_schema"}`` (no
@@ -455,7 +846,14 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     for a root whose type is not ``"object"`` (``path="/type"``), a root
     ``$ref`` to a definition that is not there (``path="/$ref"``), a name
     the API refuses, a name given twice, or a choice that names no tool.
+
+    ``cache`` (``True``, ``"5m"`` or ``"1h"``) puts a cache breakpoint on the
+    last tool, so the tools (which come first in the prompt) are read from
+    the cache; with :func:`to_request`'s three, that makes the API's limit
+    of four. The fields are the caller's: no dict or list in them is shared
+    with the specs.
     """
+    ttl = cache_ttl(cache)
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
         return {}
@@ -464,8 +862,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         tool: dict[str, Any] = {"name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["input_schema"] = _input_schema(spec)
+        tool["input_schema"] = json_copy(_input_schema(spec))
         out.append(tool)
+    if ttl is not None:
+        out[-1][_MARKER] = _marker(ttl)
     if chosen is not None:
         tool_choice: dict[str, Any] = {"type": "tool", "name": chosen}
     else:
