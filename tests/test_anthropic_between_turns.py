@@ -34,7 +34,13 @@ from test_anthropic_turn import (
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import DialectError, LeftOut, ToolSpec, anthropic
+from convtypes.dialects import (
+    DialectError,
+    ToolSpec,
+    UnansweredCall,
+    UnsupportedContent,
+    anthropic,
+)
 from convtypes.dialects._errors import note_text
 
 from budget import examples
@@ -533,3 +539,559 @@ def test_the_sdk_types_declare_the_marker_where_it_is_put() -> None:
     body["messages"][-2]["content"][-1]["cache_control"]["ttl"] = "2h"
     with pytest.raises(Exception, match="validation error"):
         validate(body)
+
+
+# === after a cancel, the next request is one the API takes ===========================
+
+CODE_USE: dict[str, Any] = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_01Code",
+    "name": "code_execution",
+    "input": {"code": "print(await read_file({'path': 'a'}))"},
+    "caller": {"type": "direct"},
+}
+EARLIER: list[ct.Message] = [
+    ct.UserMessage(content="Read a.txt first."),
+    ct.AssistantMessage(
+        content="Reading.",
+        tool_calls=(ct.ToolCall(id="toolu_00", name="read_file", arguments={"path": "a.txt"}),),
+        thinking=(ct.ThinkingBlock(text="Read it.", signature="c2lnMA"),),
+    ),
+    ct.ToolResultMessage(tool_use_id="toolu_00", content="alpha"),
+    ct.AssistantMessage(content="It says alpha."),
+]
+
+STREAMS: dict[str, dict[str, Any]] = {
+    "text": reply_of([{"type": "text", "text": "High tide is at 06:12."}]),
+    "thinking": reply_of(
+        [
+            {"type": "thinking", "thinking": "Tides, then.", "signature": "c2lnMQ"},
+            {"type": "text", "text": "At 06:12."},
+        ]
+    ),
+    "redacted": reply_of(
+        [{"type": "redacted_thinking", "data": "cmVkYWN0ZWQ"}, {"type": "text", "text": "Done."}]
+    ),
+    "parallel-calls": reply_of(
+        [
+            {"type": "thinking", "thinking": "Both files.", "signature": "c2lnMg"},
+            {"type": "text", "text": "Reading both."},
+            client_call("toolu_01", path="a.txt"),
+            client_call("toolu_02", path="b.txt", lines=[1, 2]),
+        ],
+        stop="tool_use",
+    ),
+    "search-and-call": reply_of([*SEARCHED, client_call(caller={"type": "direct"})], "tool_use"),
+    "text-call-text": reply_of(
+        [
+            {"type": "text", "text": "First a."},
+            client_call("toolu_03"),
+            {"type": "text", "text": "Then more."},
+        ],
+        stop="tool_use",
+    ),
+    "code-waits-for-a-call": reply_of(
+        [
+            CODE_USE,
+            client_call(caller={"type": "code_execution_20260120", "tool_id": "srvtoolu_01Code"}),
+        ],
+        stop="tool_use",
+    ),
+    "cut-at-the-limit": reply_of(
+        [{"type": "text", "text": "Writing."}, client_call("toolu_04", path="x" * 30)],
+        stop="max_tokens",
+    ),
+}
+
+
+def next_request(
+    events: list[dict[str, Any]], cut: int, cache: Any = False, earlier: bool = True
+) -> dict[str, Any]:
+    """The request after a stream cut after ``cut`` events, closed and followed by the user."""
+    accumulator = anthropic.Accumulator()
+    for event in events[:cut]:
+        accumulator.feed(event)
+    history = [*EARLIER] if earlier else []
+    history += [ct.UserMessage(content="Tides in Brest?"), *accumulator.partial()]
+    transcript = [*ct.close_open_calls(history, CANCELLED), ct.UserMessage(content="Never mind.")]
+    assert ct.open_calls(transcript) == []
+    return anthropic.to_request(transcript, cache=cache)
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_every_cut_of_a_stream_leaves_a_request_the_api_takes(name: str) -> None:
+    events = stream_of(STREAMS[name])
+    for cut in range(len(events) + 1):
+        body = next_request(events, cut, cache=cut % 3 == 0)
+        validate(body, beta=name == "code-waits-for-a-call")
+        assert pairing_faults(body) == [], (cut, body)
+        assert marker_faults(body, "5m" if cut % 3 == 0 else None) == [], cut
+
+
+_TEXT = st.builds(lambda t: [{"type": "text", "text": t}], cst.texts(20))
+_THINKING = st.builds(
+    lambda t, s: [{"type": "thinking", "thinking": t, "signature": s}],
+    cst.texts(20),
+    cst.texts(12).filter(bool),
+)
+_REDACTED = st.builds(lambda d: [{"type": "redacted_thinking", "data": d}], cst.texts(12).filter(bool))
+_CALL = st.builds(
+    lambda a: [{"type": "tool_use", "id": "", "name": "f", "input": a}],
+    st.dictionaries(cst.texts(6), cst.json_values(4), max_size=3),
+)
+_SEARCH = st.builds(lambda q: [{**SEARCH_CALL, "input": {"query": q}}, SEARCH_RESULT], cst.texts(12))
+# A search left without its result beside a client call, as the API sometimes sends.
+_LONE_SEARCH = st.just([SEARCH_CALL])
+_CODE = st.just(
+    [CODE_USE, client_call(caller={"type": "code_execution_20260120", "tool_id": ""})]
+)
+_GROUPS = st.lists(
+    st.one_of(_TEXT, _THINKING, _REDACTED, _CALL, _SEARCH, _LONE_SEARCH, _CODE), max_size=5
+)
+
+
+def numbered(groups: list[list[dict[str, Any]]], serial: Iterator[int]) -> list[dict[str, Any]]:
+    """The blocks of ``groups`` with ids of their own: results and callers follow their use."""
+    blocks: list[dict[str, Any]] = []
+    for group in groups:
+        use = ""
+        for block in group:
+            block = dict(block)
+            if block["type"] == "tool_use":
+                block["id"] = f"toolu_{next(serial):04d}"
+                if isinstance(block.get("caller"), dict) and "tool_id" in block["caller"]:
+                    block["caller"] = {**block["caller"], "tool_id": use}
+            elif block["type"] == "server_tool_use":
+                block["id"] = use = f"srvtoolu_{next(serial):04d}"
+            elif "tool_use_id" in block:
+                block["tool_use_id"] = use
+            blocks.append(block)
+    return blocks
+
+
+def _stop(blocks: list[dict[str, Any]], limit: bool) -> str:
+    if limit:
+        return "max_tokens"
+    return "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+
+
+@settings(max_examples=examples(200, 40))
+@given(
+    _GROUPS,
+    st.booleans(),
+    st.integers(0, 10_000),
+    st.sampled_from([False, True, "1h"]),
+    st.booleans(),
+)
+def test_any_cut_of_any_stream_leaves_a_request_the_api_takes(
+    groups: list[list[dict[str, Any]]], limit: bool, cut: int, cache: Any, earlier: bool
+) -> None:
+    blocks = numbered(groups, itertools.count())
+    events = stream_of(reply_of(blocks, stop=_stop(blocks, limit)))
+    body = next_request(events, cut % (len(events) + 1), cache, earlier)
+    validate(body, beta=True)
+    assert pairing_faults(body) == []
+    assert marker_faults(body, _ttl(cache)) == []
+
+
+def test_a_search_cut_before_its_result_is_not_sent_but_stays_stored() -> None:
+    events = stream_of(STREAMS["search-and-call"])
+    # Cut just after the search's block stopped, before its result started.
+    stop = next(n for n, e in enumerate(events) if e["type"] == "content_block_stop")
+    accumulator = anthropic.Accumulator()
+    for event in events[: stop + 1]:
+        accumulator.feed(event)
+    partial = accumulator.partial()
+    assert isinstance(partial[0], ct.ProviderOutputItemsMessage)
+    assert partial[0].items == (SEARCH_CALL,)  # what arrived stays stored
+    transcript = [ct.UserMessage(content="Tides?"), *partial]
+    # Nothing after it: the turn may go on (as after pause_turn), so it is sent.
+    assert anthropic.to_request(transcript)["messages"][1]["content"] == [SEARCH_CALL]
+    assert anthropic.left_out(transcript) == []
+    transcript.append(ct.UserMessage(content="Never mind."))
+    body = anthropic.to_request(transcript)
+    assert [turn["role"] for turn in body["messages"]] == ["user"]  # no turn is left
+    assert body["messages"][0]["content"] == [
+        {"type": "text", "text": "Tides?"},
+        {"type": "text", "text": "Never mind."},
+    ]
+    assert [(lo.index, lo.what) for lo in anthropic.left_out(transcript)] == [(1, "call")]
+
+
+def test_a_paused_search_answered_by_the_reply_that_goes_on_is_sent() -> None:
+    paused = anthropic.from_response(reply_of([SEARCH_CALL], stop="pause_turn"))
+    going_on = anthropic.from_response(
+        reply_of([SEARCH_RESULT, {"type": "text", "text": "High tide at 06:12."}])
+    )
+    transcript = [
+        ct.UserMessage(content="Tides?"),
+        *paused,
+        *going_on,
+        ct.UserMessage(content="Thanks."),
+    ]
+    body = anthropic.to_request(transcript)
+    assert body["messages"][1]["content"][:2] == [SEARCH_CALL, SEARCH_RESULT]
+    assert pairing_faults(body) == []
+    assert anthropic.left_out(transcript) == []
+
+
+def test_code_that_waits_for_a_call_is_sent_with_the_call_and_its_result() -> None:
+    reply = STREAMS["code-waits-for-a-call"]
+    transcript = [
+        ct.UserMessage(content="Read a."),
+        *anthropic.from_response(reply),
+        ct.ToolResultMessage(tool_use_id="toolu_01Ab", content="contents of a"),
+    ]
+    body = anthropic.to_request(transcript)
+    assert body["messages"][1]["content"] == reply["content"]
+    assert pairing_faults(body) == []
+    assert anthropic.left_out(transcript) == []
+
+
+def test_a_reply_cut_before_anything_sendable_sends_no_turn() -> None:
+    events = stream_of(STREAMS["thinking"])
+    for cut in range(4):  # start; the thinking block's start; its first and second pieces
+        body = next_request(events, cut, earlier=False)
+        assert body["messages"] == [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Tides in Brest?"},
+                    {"type": "text", "text": "Never mind."},
+                ],
+            }
+        ]
+
+
+def test_a_cancel_with_whole_calls_needs_them_closed() -> None:
+    events = stream_of(STREAMS["parallel-calls"])
+    accumulator = anthropic.Accumulator()
+    for event in events[:-2]:  # both calls whole, no message_delta yet
+        accumulator.feed(event)
+    transcript = [ct.UserMessage(content="Read both."), *accumulator.partial()]
+    assert [call.id for call in ct.open_calls(transcript)] == ["toolu_01", "toolu_02"]
+    with pytest.raises(UnansweredCall):
+        anthropic.to_request([*transcript, ct.UserMessage(content="Stop.")])
+    closed = [*ct.close_open_calls(transcript, CANCELLED), ct.UserMessage(content="Stop.")]
+    body = anthropic.to_request(closed)
+    assert body["messages"][2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_01", "content": CANCELLED},
+        {"type": "tool_result", "tool_use_id": "toolu_02", "content": CANCELLED},
+        {"type": "text", "text": "Stop."},
+    ]
+    assert pairing_faults(body) == []
+
+
+# === calls ready to answer ==========================================================
+
+
+@pytest.mark.parametrize("name", STREAMS)
+def test_a_replys_calls_carry_the_ids_their_results_answer(name: str) -> None:
+    reply = STREAMS[name]
+    blocks = reply["content"]
+    calls = [b for b in blocks if b["type"] == "tool_use"]
+    if reply["stop_reason"] == "max_tokens" and blocks[-1]["type"] == "tool_use":
+        calls = calls[:-1]  # cut off at the limit: not a call to run
+    expected = [(b["id"], b["name"], b["input"]) for b in calls]
+    read = anthropic.read_reply(reply)
+    accumulator = anthropic.Accumulator()
+    for event in stream_of(reply):
+        accumulator.feed(event)
+    for got in (read, accumulator.reply()):
+        assert [(c.id, c.name, c.arguments) for c in got.tool_calls] == expected
+    results = [
+        ct.ToolResultMessage(tool_use_id=call.id, content="done") for call in read.tool_calls
+    ]
+    transcript = [
+        ct.UserMessage(content="Go."),
+        *read.messages,
+        *results,
+        ct.UserMessage(content="Next."),
+    ]
+    body = anthropic.to_request(transcript)
+    validate(body, beta=True)
+    assert pairing_faults(body) == []
+
+
+# === what a request leaves out ========================================================
+
+Q = ct.UserMessage(content="Question?")
+
+
+def kinds(transcript: list[Any], **options: Any) -> list[tuple[int, str]]:
+    return [(lo.index, lo.what) for lo in anthropic.left_out(transcript, **options)]
+
+
+def same_request(transcript: list[Any], without: list[Any], **options: Any) -> None:
+    """``without`` (the transcript with the reported pieces taken out) sends the same."""
+    assert anthropic.to_request(transcript, **options) == anthropic.to_request(without, **options)
+    assert anthropic.left_out(without, **options) == []
+
+
+def test_a_transcript_this_dialect_made_leaves_out_only_blank_text() -> None:
+    transcript = [
+        ct.SystemMessage(content="Be terse."),
+        Q,
+        *anthropic.from_response(STREAMS["parallel-calls"]),
+        ct.ToolResultMessage(tool_use_id="toolu_01", content="a"),
+        ct.ToolResultMessage(tool_use_id="toolu_02", content="b"),
+        *anthropic.from_response(STREAMS["redacted"]),
+        Q,
+        *anthropic.from_response(reply_of(SEARCHED)),
+        Q,
+        *anthropic.from_response(reply_of([{"type": "text", "text": ""}], stop="refusal")),
+        Q,
+        *anthropic.from_response(STREAMS["cut-at-the-limit"]),
+    ]
+    # SEARCHED holds a text block of one space between its two cited texts, and the
+    # reply cut at the limit a call that never came whole.
+    assert kinds(transcript) == [(7, "text"), (12, "call")]
+    assert [lo.why for lo in anthropic.left_out(transcript)] == [
+        "the API refuses a text block with nothing but white space in it",
+        "the reply's message does not hold this call (it was cut off at the token limit), "
+        "so no result will answer it",
+    ]
+
+
+def test_blank_text() -> None:
+    items = ct.ProviderOutputItemsMessage(
+        protocol="anthropic",
+        items=(
+            {"type": "text", "text": "a"},
+            {"type": "text", "text": " "},
+            client_call("toolu_09"),
+            {"type": "text", "text": "b"},
+        ),
+    )
+    after = ct.AssistantMessage(
+        content="a \n\nb",
+        tool_calls=(ct.ToolCall(id="toolu_09", name="read_file", arguments={"path": "notes.txt"}),),
+    )
+    transcript = [
+        ct.UserMessage(content="  "),
+        Q,
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text=""), ct.TextBlock(text="hi"))),
+        ct.AssistantMessage(content="\n"),
+        ct.AssistantMessage(content=""),  # no text at all: nothing left out
+        ct.UserMessage(content=""),
+        items,
+        after,
+        ct.ToolResultMessage(tool_use_id="toolu_09", content="r"),
+    ]
+    assert kinds(transcript) == [(0, "text"), (2, "text"), (3, "text"), (6, "text")]
+    kept_items = (items.items[0], items.items[2], items.items[3])
+    without = [
+        ct.UserMessage(content=""),
+        Q,
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="hi"),)),
+        ct.AssistantMessage(content=""),
+        ct.AssistantMessage(content=""),
+        ct.UserMessage(content=""),
+        ct.ProviderOutputItemsMessage(protocol="anthropic", items=kept_items),
+        # The reply's text as read from the items it now has.
+        ct.AssistantMessage(content="a\n\nb", tool_calls=after.tool_calls),
+        transcript[-1],
+    ]
+    same_request(transcript, without)
+
+
+def test_thinking() -> None:
+    unsigned = ct.ThinkingBlock(text="another provider's")
+    signed = ct.ThinkingBlock(text="mine", signature="c2ln")
+    redacted = ct.ThinkingBlock(redacted_data="cmVk")
+    items = ct.ProviderOutputItemsMessage(
+        protocol="anthropic",
+        items=(
+            {"type": "thinking", "thinking": "cut off", "signature": ""},
+            {"type": "thinking", "thinking": "whole", "signature": "c2lnMg"},
+            SEARCH_CALL,
+            SEARCH_RESULT,
+        ),
+    )
+    read = (
+        ct.ThinkingBlock(text="cut off", signature=""),
+        ct.ThinkingBlock(text="whole", signature="c2lnMg"),
+    )
+    transcript = [
+        Q,
+        ct.AssistantMessage(content="x", thinking=(unsigned, signed, redacted)),
+        ct.AssistantMessage(
+            content="y", thinking=(ct.ThinkingBlock(text="seen", redacted_data="cmVkMg"),)
+        ),
+        Q,
+        items,
+        # What the items hold is said once, at the items; what they lack, here.
+        ct.AssistantMessage(content="", thinking=(*read, signed)),
+    ]
+    assert kinds(transcript) == [(1, "thinking"), (2, "thinking"), (4, "thinking"), (5, "thinking")]
+    without = [
+        Q,
+        ct.AssistantMessage(content="x", thinking=(signed, redacted)),
+        ct.AssistantMessage(content="y", thinking=(ct.ThinkingBlock(redacted_data="cmVkMg"),)),
+        Q,
+        ct.ProviderOutputItemsMessage(protocol="anthropic", items=items.items[1:]),
+        ct.AssistantMessage(content="", thinking=read[1:]),
+    ]
+    same_request(transcript, without)
+    # Another provider's thinking is never sent: the issue's switch case.
+    body = anthropic.to_request(transcript[:2])
+    assert [b["type"] for b in body["messages"][1]["content"]] == [
+        "thinking",
+        "redacted_thinking",
+        "text",
+    ]
+    assert body["messages"][1]["content"][0]["signature"] == "c2ln"
+
+
+def test_items() -> None:
+    foreign = ct.ProviderOutputItemsMessage(
+        protocol="openai-responses", items=({"type": "reasoning", "id": "rs_1"},)
+    )
+    aged = ct.ProviderOutputItemsMessage(
+        protocol="anthropic",
+        items=(
+            "not a block",
+            {"type": "text", "text": "Parsed.", "parsed_output": {"x": 1}},
+            client_call("toolu_05"),
+        ),
+    )
+    after = ct.AssistantMessage(
+        content="Parsed.",
+        tool_calls=(ct.ToolCall(id="toolu_05", name="read_file", arguments={"path": "notes.txt"}),),
+    )
+    transcript = [
+        Q,
+        foreign,
+        ct.AssistantMessage(content="Hi."),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=()),  # holds nothing
+        Q,
+        aged,
+        after,
+    ]
+    assert kinds(transcript) == [(1, "items"), (5, "items"), (5, "items")]
+    without = [
+        Q,
+        ct.ProviderOutputItemsMessage(protocol="openai-responses", items=()),
+        transcript[2],
+        transcript[3],
+        Q,
+        ct.ProviderOutputItemsMessage(
+            protocol="anthropic", items=({"type": "text", "text": "Parsed."}, client_call("toolu_05"))
+        ),
+        after,
+    ]
+    same_request(transcript, without)
+
+
+def test_calls() -> None:
+    cut = ct.ProviderOutputItemsMessage(
+        protocol="anthropic", items=({"type": "text", "text": "Writing."}, client_call("toolu_06"))
+    )
+    searched = ct.ProviderOutputItemsMessage(
+        protocol="anthropic",
+        items=({"type": "text", "text": "Looking."}, SEARCH_CALL, client_call("toolu_07")),
+    )
+    call = ct.ToolCall(id="toolu_07", name="read_file", arguments={"path": "notes.txt"})
+    transcript = [
+        Q,
+        cut,
+        ct.AssistantMessage(content="Writing."),
+        Q,
+        searched,
+        ct.AssistantMessage(content="Looking.", tool_calls=(call,)),
+        ct.ToolResultMessage(tool_use_id="toolu_07", content="r"),
+    ]
+    assert kinds(transcript) == [(1, "call"), (4, "call")]
+    without = [
+        Q,
+        ct.ProviderOutputItemsMessage(protocol="anthropic", items=cut.items[:1]),
+        transcript[2],
+        Q,
+        ct.ProviderOutputItemsMessage(
+            protocol="anthropic", items=(searched.items[0], searched.items[2])
+        ),
+        *transcript[5:],
+    ]
+    same_request(transcript, without)
+
+
+def test_media_and_detail() -> None:
+    video = ct.VideoUrlBlock(url="https://v.example/a.mp4")
+    audio = ct.AudioBase64Block(data="AAAA", media_type="audio/wav")
+    bmp = ct.ImageBase64Block(data="Qk0=", media_type="image/bmp")
+    fetched = ct.ImageUrlBlock(url="data:image/png,not-base64")
+    sharp = ct.ImageUrlBlock(url="https://img.example/a.png", detail="high")
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(ct.TextBlock(text="Look."), video, audio, bmp, fetched, sharp)
+        )
+    ]
+    assert kinds(transcript, unsupported="note") == [
+        (0, "video"),
+        (0, "audio"),
+        (0, "image"),
+        (0, "image"),
+        (0, "detail"),
+    ]
+    whys = [lo.why for lo in anthropic.left_out(transcript, unsupported="note")]
+    assert whys[0] == "Anthropic has no block for video or audio; a short note goes in its place"
+    assert whys[2] == (
+        "Anthropic takes no 'image/bmp' image (only JPEG, PNG, GIF and WebP); "
+        "a short note goes in its place"
+    )
+    assert whys[4] == "Anthropic has no field for an image's detail ('high')"
+    # With the default, to_request refuses what left_out names, and says so.
+    assert kinds(transcript) == kinds(transcript, unsupported="note")
+    assert anthropic.left_out(transcript)[0].why.endswith('refuses it unless unsupported="note"')
+    with pytest.raises(UnsupportedContent):
+        anthropic.to_request(transcript)
+    # With notes, the media's place holds the note, and the image goes without its detail.
+    notes = tuple(
+        ct.TextBlock(text=note_text("Anthropic", block)) for block in (video, audio, bmp, fetched)
+    )
+    without = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.TextBlock(text="Look."),
+                *notes,
+                ct.ImageUrlBlock(url="https://img.example/a.png"),
+            )
+        )
+    ]
+    assert anthropic.to_request(transcript, unsupported="note") == anthropic.to_request(without)
+    assert anthropic.left_out(without) == []
+
+
+def test_left_out_refuses_what_to_request_refuses() -> None:
+    unknown = ct.UnknownMessage(role="critic", raw=b'{"role":"critic"}')
+    with pytest.raises(DialectError, match="message 1") as caught:
+        anthropic.left_out([Q, unknown])
+    with pytest.raises(type(caught.value), match="message 1"):
+        anthropic.to_request([Q, unknown])
+    block = ct.UnknownBlock(type="hologram", raw=b'{"type":"hologram"}')
+    with pytest.raises(DialectError, match="hologram"):
+        anthropic.left_out([ct.UserMultimodalMessage(content=(block,))])
+    with pytest.raises(TypeError, match="message 1: not a convtypes message"):
+        anthropic.left_out([Q, {"role": "user"}])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="left_out takes an iterable of messages"):
+        anthropic.left_out("Question?")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"'):
+        anthropic.left_out([Q], unsupported="drop")  # type: ignore[arg-type]
+
+
+def test_hostile_ids_in_items_are_passed_over_not_crashed_on() -> None:
+    items = ct.ProviderOutputItemsMessage(
+        protocol="anthropic",
+        items=(
+            {"type": "server_tool_use", "id": {"a": 1}, "name": "web_search", "input": {}},
+            {"type": "tool_use", "id": [1], "caller": {"tool_id": {}}},
+            {"type": "web_search_tool_result", "tool_use_id": [2], "content": []},
+        ),
+    )
+    transcript = [Q, items, ct.UserMessage(content="u")]
+    assert kinds(transcript) == [(1, "call")]
+    body = anthropic.to_request(transcript)
+    assert [b["type"] for b in body["messages"][1]["content"]] == [
+        "server_tool_use",
+        "web_search_tool_result",
+    ]

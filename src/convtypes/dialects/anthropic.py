@@ -342,7 +342,9 @@ def _answered_calls(index: int, transcript: list[Any]) -> Collection[object]:
     return {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
 
 
-def _unanswered_uses(index: int, items: Iterable[Any], transcript: list[Any]) -> set[str]:
+def _unanswered_uses(
+    index: int, items: Iterable[Any], transcript: list[Any], answered: Collection[object]
+) -> set[str]:
     """The server tools' uses in the items at ``index`` that will never get their result.
 
     A server answers its own tool's use (``server_tool_use``, ``mcp_tool_use``)
@@ -353,8 +355,9 @@ def _unanswered_uses(index: int, items: Iterable[Any], transcript: list[Any]) ->
     (a cancelled stream) or left unresolved beside a client call, and the
     API refuses it. Two kinds are sent all the same: a use that a call of
     the same reply names as its ``caller`` (code that waits for your
-    tools' results, which the next turn brings), and a use with no user
-    after it, since the request may be asking the server to go on.
+    tools' results, which the next turn brings; the call must be one that
+    goes, among ``answered``), and a use with no user after it, since the
+    request may be asking the server to go on.
     """
     uses = {
         item["id"]
@@ -366,7 +369,7 @@ def _unanswered_uses(index: int, items: Iterable[Any], transcript: list[Any]) ->
     if not uses:
         return uses
     uses -= _result_ids(items)
-    uses -= _callers(items)
+    uses -= _callers(items, answered)
     for later in itertools.islice(transcript, index + 1, None):
         if not uses:
             break
@@ -377,17 +380,26 @@ def _unanswered_uses(index: int, items: Iterable[Any], transcript: list[Any]) ->
     return set()
 
 
-def _result_ids(items: Iterable[Any]) -> set[object]:
-    return {item.get("tool_use_id") for item in items if isinstance(item, dict)}
-
-
-def _callers(items: Iterable[Any]) -> set[object]:
-    """The server tools' uses that the client calls among ``items`` were made from."""
+def _result_ids(items: Iterable[Any]) -> set[str]:
     return {
-        item["caller"].get("tool_id")
+        answer
         for item in items
-        if isinstance(item, dict) and isinstance(item.get("caller"), dict)
+        if isinstance(item, dict) and isinstance(answer := item.get("tool_use_id"), str)
     }
+
+
+def _callers(items: Iterable[Any], answered: Collection[object]) -> set[str]:
+    """The server tools' uses that the calls among ``items`` that go back were made from."""
+    callers: set[str] = set()
+    for item in items:
+        if not isinstance(item, dict) or item.get("type") != "tool_use":
+            continue
+        call_id, caller = item.get("id"), item.get("caller")
+        if isinstance(call_id, str) and call_id in answered and isinstance(caller, dict):
+            tool_id = caller.get("tool_id")
+            if isinstance(tool_id, str):
+                callers.add(tool_id)
+    return callers
 
 
 _DROPPED: Final[dict[str, tuple[LeftOutKind, str]]] = {
@@ -418,8 +430,10 @@ def _dropped(item: object, answered: Collection[object], unanswered: set[str]) -
         call_id = item.get("id")
         if not isinstance(call_id, str) or call_id not in answered:
             return "call"
-    elif unanswered and kind in _SERVER_USES and item.get("id") in unanswered:
-        return "use"
+    elif unanswered and kind in _SERVER_USES:
+        use_id = item.get("id")
+        if isinstance(use_id, str) and use_id in unanswered:
+            return "use"
     return None
 
 
@@ -436,7 +450,7 @@ def _replayed(
     any old cache marker.
     """
     answered = _answered_calls(index, transcript)
-    unanswered = _unanswered_uses(index, items, transcript)
+    unanswered = _unanswered_uses(index, items, transcript, answered)
     blocks: list[dict[str, Any]] = []
     for item in items:
         if _dropped(item, answered, unanswered) is not None:
@@ -760,7 +774,7 @@ def _blocks_left_out(index: int, blocks: Iterable[object], unsupported: str) -> 
 
 def _items_left_out(index: int, items: tuple[Any, ...], transcript: list[Any]) -> list[LeftOut]:
     answered = _answered_calls(index, transcript)
-    unanswered = _unanswered_uses(index, items, transcript)
+    unanswered = _unanswered_uses(index, items, transcript, answered)
     out: list[LeftOut] = []
     for item in items:
         dropped = _dropped(item, answered, unanswered)
