@@ -1,27 +1,26 @@
 """Between two Anthropic turns: requests the caller owns, caching asked for by name,
-a cancel that leaves a request the API takes, calls ready to answer, and what a
-request leaves out, said.
+a cancel that leaves a request the API takes, and calls ready to answer.
 
 Every reply and stream here is written in the shapes the Messages API sends
 (the helpers of ``test_anthropic_turn``), and every request is validated
 against the anthropic SDK's own request types; the API's rules that those
 types cannot state (pairing, blank text, unsigned thinking, where a cache
-marker may stand) are checked by the checkers below, which are tested too.
+marker may stand) are checked by ``anthropic_rules``, whose checkers are
+tested here too. What a request leaves out is in ``test_anthropic_left_out``.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
+from anthropic_rules import marker_faults, markers, pairing_faults, ttl_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_anthropic_turn import (
-    CITATION,
     SEARCH_CALL,
     SEARCH_RESULT,
     SEARCHED,
@@ -34,142 +33,16 @@ from test_anthropic_turn import (
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import (
-    DialectError,
-    ToolSpec,
-    UnansweredCall,
-    UnsupportedContent,
-    anthropic,
-)
-from convtypes.dialects._errors import note_text
+from convtypes.dialects import ToolSpec, UnansweredCall, anthropic
 
 from budget import examples
 from ownership import assert_owned
 
 sdk = pytest.importorskip("anthropic")
 
-SERVER_USES = ("server_tool_use", "mcp_tool_use")
 CANCELLED = "The user cancelled this call."
 
-# --- checkers for the rules the SDK's types cannot state ---------------------------------
-
-
-def _callers(content: list[dict[str, Any]]) -> set[Any]:
-    return {
-        block["caller"].get("tool_id") for block in content if isinstance(block.get("caller"), dict)
-    }
-
-
-def pairing_faults(body: dict[str, Any]) -> list[str]:
-    """What the Messages API would refuse in ``body`` that its SDK types let pass.
-
-    Turns alternate from a user turn, none empty; no blank text, no
-    unsigned thinking; each ``tool_use`` id once, answered by a
-    ``tool_result`` at the head of the next user turn when one follows;
-    every result answers a call of the turn before; a server tool's use is
-    answered later in its own turn once a user turn follows, unless a call
-    of the turn names it as its caller.
-    """
-    faults: list[str] = []
-    turns = body["messages"]
-    if not turns or turns[0]["role"] != "user":
-        faults.append("the first turn is not the user's")
-    seen: set[str] = set()
-    for n, turn in enumerate(turns):
-        content = turn["content"]
-        if not content:
-            faults.append(f"turn {n} is empty")
-        if n and turns[n - 1]["role"] == turn["role"]:
-            faults.append(f"turns {n - 1} and {n} are both {turn['role']}")
-        for block in content:
-            if block["type"] == "text" and not block["text"].strip():
-                faults.append(f"turn {n} has blank text")
-            if block["type"] == "thinking" and not block.get("signature"):
-                faults.append(f"turn {n} has unsigned thinking")
-        followed = n + 1 < len(turns)
-        if turn["role"] == "assistant":
-            calls = [block["id"] for block in content if block["type"] == "tool_use"]
-            if seen & set(calls) or len(set(calls)) != len(calls):
-                faults.append(f"turn {n} repeats a call id")
-            seen.update(calls)
-            callers = _callers(content)
-            for at, block in enumerate(content):
-                if block["type"] in SERVER_USES and followed and block["id"] not in callers:
-                    if not any(b.get("tool_use_id") == block["id"] for b in content[at + 1 :]):
-                        faults.append(f"turn {n}: server use {block['id']} has no result")
-            if calls and followed:
-                after = turns[n + 1]["content"]
-                results = [b["tool_use_id"] for b in after if b["type"] == "tool_result"]
-                if sorted(results) != sorted(calls):
-                    faults.append(f"turn {n}: calls {calls} answered by {results}")
-                if any(b["type"] != "tool_result" for b in after[: len(results)]):
-                    faults.append(f"turn {n + 1}: the results do not come first")
-        else:
-            asked = (
-                {b["id"] for b in turns[n - 1]["content"] if b["type"] == "tool_use"}
-                if n
-                else set()
-            )
-            for block in content:
-                if block["type"] == "tool_result" and block["tool_use_id"] not in asked:
-                    faults.append(f"turn {n}: result {block['tool_use_id']} answers no call")
-    return faults
-
-
-def markers(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every block (or tool) of a request that carries a ``cache_control``, at any depth.
-
-    A call's ``input`` is the model's own JSON, where the key is data: not looked in.
-    """
-    found = []
-    stack: list[Any] = [body]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if "cache_control" in value:
-                found.append(value)
-            stack.extend(item for key, item in value.items() if key != "input")
-        elif isinstance(value, list):
-            stack.extend(value)
-    return found
-
-
-def marker_faults(body: dict[str, Any], ttl: str | None) -> list[str]:
-    """Where ``to_request``'s markers break the API's rules or the documented placement."""
-    expected_marker = (
-        {"type": "ephemeral"} if ttl in (None, "5m") else {"type": "ephemeral", "ttl": ttl}
-    )
-    faults: list[str] = []
-    found = markers(body)
-    if ttl is None:
-        return [f"marked without cache: {block}" for block in found]
-    if len(found) > 3:
-        faults.append(f"{len(found)} breakpoints")
-    expected: list[dict[str, Any]] = []
-    system = body.get("system")
-    if isinstance(system, list):
-        expected.append(system[-1])
-    elif isinstance(system, str) and system.strip():
-        faults.append("a system prompt with text is not marked")
-    users = [turn for turn in body["messages"] if turn["role"] == "user"][-2:]
-    for turn in users:
-        takers = [block for block in turn["content"] if anthropic._markable(block)]
-        if takers:
-            expected.append(takers[-1])
-    if sorted(map(id, found)) != sorted(map(id, expected)):
-        faults.append(f"marked {found}, expected {expected}")
-    for block in found:
-        if block["cache_control"] != expected_marker:
-            faults.append(f"marker {block['cache_control']}")
-        if block.get("type") in ("thinking", "redacted_thinking"):
-            faults.append("a thinking block is marked")
-        if block.get("type") == "text" and not block["text"].strip():
-            faults.append("blank text is marked")
-    return faults
-
-
-def _ttl(cache: Any) -> str | None:
-    return None if cache is False else ("1h" if cache == "1h" else "5m")
+# --- the checkers themselves ------------------------------------------------------
 
 
 def test_the_pairing_checker_finds_what_the_api_refuses() -> None:
@@ -247,7 +120,7 @@ def test_the_pairing_checker_finds_what_the_api_refuses() -> None:
 
 
 def test_the_marker_checker_finds_misplaced_markers() -> None:
-    transcript = [
+    transcript: list[ct.Message] = [
         ct.SystemMessage(content="Be terse."),
         ct.UserMessage(content="one"),
         ct.AssistantMessage(content="a"),
@@ -477,7 +350,7 @@ def test_old_markers_in_items_are_not_sent(cache: Any) -> None:
     assert sent[-1]["input"] == {"path": "a", "cache_control": {"type": "ephemeral"}}
     # Two user turns and the tool; none of the four old markers.
     assert len(markers({**body, **fields})) == (0 if cache is False else 3)
-    assert marker_faults(body, _ttl(cache)) == []
+    assert marker_faults(body, ttl_of(cache)) == []
     assert pairing_faults(body) == []
     # The items themselves still hold what was stored: the request copied them.
     assert transcript == _old_markers()
@@ -634,18 +507,20 @@ _THINKING = st.builds(
     cst.texts(20),
     cst.texts(12).filter(bool),
 )
-_REDACTED = st.builds(lambda d: [{"type": "redacted_thinking", "data": d}], cst.texts(12).filter(bool))
+_REDACTED = st.builds(
+    lambda d: [{"type": "redacted_thinking", "data": d}], cst.texts(12).filter(bool)
+)
 _CALL = st.builds(
     lambda a: [{"type": "tool_use", "id": "", "name": "f", "input": a}],
     st.dictionaries(cst.texts(6), cst.json_values(4), max_size=3),
 )
-_SEARCH = st.builds(lambda q: [{**SEARCH_CALL, "input": {"query": q}}, SEARCH_RESULT], cst.texts(12))
+_SEARCH = st.builds(
+    lambda q: [{**SEARCH_CALL, "input": {"query": q}}, SEARCH_RESULT], cst.texts(12)
+)
 # A search left without its result beside a client call, as the API sometimes sends.
 _LONE_SEARCH = st.just([SEARCH_CALL])
-_CODE = st.just(
-    [CODE_USE, client_call(caller={"type": "code_execution_20260120", "tool_id": ""})]
-)
-_GROUPS = st.lists(
+_CODE = st.just([CODE_USE, client_call(caller={"type": "code_execution_20260120", "tool_id": ""})])
+GROUPS = st.lists(
     st.one_of(_TEXT, _THINKING, _REDACTED, _CALL, _SEARCH, _LONE_SEARCH, _CODE), max_size=5
 )
 
@@ -669,7 +544,7 @@ def numbered(groups: list[list[dict[str, Any]]], serial: Iterator[int]) -> list[
     return blocks
 
 
-def _stop(blocks: list[dict[str, Any]], limit: bool) -> str:
+def stop_for(blocks: list[dict[str, Any]], limit: bool) -> str:
     if limit:
         return "max_tokens"
     return "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
@@ -677,7 +552,7 @@ def _stop(blocks: list[dict[str, Any]], limit: bool) -> str:
 
 @settings(max_examples=examples(200, 40))
 @given(
-    _GROUPS,
+    GROUPS,
     st.booleans(),
     st.integers(0, 10_000),
     st.sampled_from([False, True, "1h"]),
@@ -687,11 +562,11 @@ def test_any_cut_of_any_stream_leaves_a_request_the_api_takes(
     groups: list[list[dict[str, Any]]], limit: bool, cut: int, cache: Any, earlier: bool
 ) -> None:
     blocks = numbered(groups, itertools.count())
-    events = stream_of(reply_of(blocks, stop=_stop(blocks, limit)))
+    events = stream_of(reply_of(blocks, stop=stop_for(blocks, limit)))
     body = next_request(events, cut % (len(events) + 1), cache, earlier)
     validate(body, beta=True)
     assert pairing_faults(body) == []
-    assert marker_faults(body, _ttl(cache)) == []
+    assert marker_faults(body, ttl_of(cache)) == []
 
 
 def test_a_search_cut_before_its_result_is_not_sent_but_stays_stored() -> None:
@@ -811,287 +686,3 @@ def test_a_replys_calls_carry_the_ids_their_results_answer(name: str) -> None:
     body = anthropic.to_request(transcript)
     validate(body, beta=True)
     assert pairing_faults(body) == []
-
-
-# === what a request leaves out ========================================================
-
-Q = ct.UserMessage(content="Question?")
-
-
-def kinds(transcript: list[Any], **options: Any) -> list[tuple[int, str]]:
-    return [(lo.index, lo.what) for lo in anthropic.left_out(transcript, **options)]
-
-
-def same_request(transcript: list[Any], without: list[Any], **options: Any) -> None:
-    """``without`` (the transcript with the reported pieces taken out) sends the same."""
-    assert anthropic.to_request(transcript, **options) == anthropic.to_request(without, **options)
-    assert anthropic.left_out(without, **options) == []
-
-
-def test_a_transcript_this_dialect_made_leaves_out_only_blank_text() -> None:
-    transcript = [
-        ct.SystemMessage(content="Be terse."),
-        Q,
-        *anthropic.from_response(STREAMS["parallel-calls"]),
-        ct.ToolResultMessage(tool_use_id="toolu_01", content="a"),
-        ct.ToolResultMessage(tool_use_id="toolu_02", content="b"),
-        *anthropic.from_response(STREAMS["redacted"]),
-        Q,
-        *anthropic.from_response(reply_of(SEARCHED)),
-        Q,
-        *anthropic.from_response(reply_of([{"type": "text", "text": ""}], stop="refusal")),
-        Q,
-        *anthropic.from_response(STREAMS["cut-at-the-limit"]),
-    ]
-    # SEARCHED holds a text block of one space between its two cited texts, and the
-    # reply cut at the limit a call that never came whole.
-    assert kinds(transcript) == [(7, "text"), (12, "call")]
-    assert [lo.why for lo in anthropic.left_out(transcript)] == [
-        "the API refuses a text block with nothing but white space in it",
-        "the reply's message does not hold this call (it was cut off at the token limit), "
-        "so no result will answer it",
-    ]
-
-
-def test_blank_text() -> None:
-    items = ct.ProviderOutputItemsMessage(
-        protocol="anthropic",
-        items=(
-            {"type": "text", "text": "a"},
-            {"type": "text", "text": " "},
-            client_call("toolu_09"),
-            {"type": "text", "text": "b"},
-        ),
-    )
-    after = ct.AssistantMessage(
-        content="a \n\nb",
-        tool_calls=(ct.ToolCall(id="toolu_09", name="read_file", arguments={"path": "notes.txt"}),),
-    )
-    transcript = [
-        ct.UserMessage(content="  "),
-        Q,
-        ct.UserMultimodalMessage(content=(ct.TextBlock(text=""), ct.TextBlock(text="hi"))),
-        ct.AssistantMessage(content="\n"),
-        ct.AssistantMessage(content=""),  # no text at all: nothing left out
-        ct.UserMessage(content=""),
-        items,
-        after,
-        ct.ToolResultMessage(tool_use_id="toolu_09", content="r"),
-    ]
-    assert kinds(transcript) == [(0, "text"), (2, "text"), (3, "text"), (6, "text")]
-    kept_items = (items.items[0], items.items[2], items.items[3])
-    without = [
-        ct.UserMessage(content=""),
-        Q,
-        ct.UserMultimodalMessage(content=(ct.TextBlock(text="hi"),)),
-        ct.AssistantMessage(content=""),
-        ct.AssistantMessage(content=""),
-        ct.UserMessage(content=""),
-        ct.ProviderOutputItemsMessage(protocol="anthropic", items=kept_items),
-        # The reply's text as read from the items it now has.
-        ct.AssistantMessage(content="a\n\nb", tool_calls=after.tool_calls),
-        transcript[-1],
-    ]
-    same_request(transcript, without)
-
-
-def test_thinking() -> None:
-    unsigned = ct.ThinkingBlock(text="another provider's")
-    signed = ct.ThinkingBlock(text="mine", signature="c2ln")
-    redacted = ct.ThinkingBlock(redacted_data="cmVk")
-    items = ct.ProviderOutputItemsMessage(
-        protocol="anthropic",
-        items=(
-            {"type": "thinking", "thinking": "cut off", "signature": ""},
-            {"type": "thinking", "thinking": "whole", "signature": "c2lnMg"},
-            SEARCH_CALL,
-            SEARCH_RESULT,
-        ),
-    )
-    read = (
-        ct.ThinkingBlock(text="cut off", signature=""),
-        ct.ThinkingBlock(text="whole", signature="c2lnMg"),
-    )
-    transcript = [
-        Q,
-        ct.AssistantMessage(content="x", thinking=(unsigned, signed, redacted)),
-        ct.AssistantMessage(
-            content="y", thinking=(ct.ThinkingBlock(text="seen", redacted_data="cmVkMg"),)
-        ),
-        Q,
-        items,
-        # What the items hold is said once, at the items; what they lack, here.
-        ct.AssistantMessage(content="", thinking=(*read, signed)),
-    ]
-    assert kinds(transcript) == [(1, "thinking"), (2, "thinking"), (4, "thinking"), (5, "thinking")]
-    without = [
-        Q,
-        ct.AssistantMessage(content="x", thinking=(signed, redacted)),
-        ct.AssistantMessage(content="y", thinking=(ct.ThinkingBlock(redacted_data="cmVkMg"),)),
-        Q,
-        ct.ProviderOutputItemsMessage(protocol="anthropic", items=items.items[1:]),
-        ct.AssistantMessage(content="", thinking=read[1:]),
-    ]
-    same_request(transcript, without)
-    # Another provider's thinking is never sent: the issue's switch case.
-    body = anthropic.to_request(transcript[:2])
-    assert [b["type"] for b in body["messages"][1]["content"]] == [
-        "thinking",
-        "redacted_thinking",
-        "text",
-    ]
-    assert body["messages"][1]["content"][0]["signature"] == "c2ln"
-
-
-def test_items() -> None:
-    foreign = ct.ProviderOutputItemsMessage(
-        protocol="openai-responses", items=({"type": "reasoning", "id": "rs_1"},)
-    )
-    aged = ct.ProviderOutputItemsMessage(
-        protocol="anthropic",
-        items=(
-            "not a block",
-            {"type": "text", "text": "Parsed.", "parsed_output": {"x": 1}},
-            client_call("toolu_05"),
-        ),
-    )
-    after = ct.AssistantMessage(
-        content="Parsed.",
-        tool_calls=(ct.ToolCall(id="toolu_05", name="read_file", arguments={"path": "notes.txt"}),),
-    )
-    transcript = [
-        Q,
-        foreign,
-        ct.AssistantMessage(content="Hi."),
-        ct.ProviderOutputItemsMessage(protocol="gemini", items=()),  # holds nothing
-        Q,
-        aged,
-        after,
-    ]
-    assert kinds(transcript) == [(1, "items"), (5, "items"), (5, "items")]
-    without = [
-        Q,
-        ct.ProviderOutputItemsMessage(protocol="openai-responses", items=()),
-        transcript[2],
-        transcript[3],
-        Q,
-        ct.ProviderOutputItemsMessage(
-            protocol="anthropic", items=({"type": "text", "text": "Parsed."}, client_call("toolu_05"))
-        ),
-        after,
-    ]
-    same_request(transcript, without)
-
-
-def test_calls() -> None:
-    cut = ct.ProviderOutputItemsMessage(
-        protocol="anthropic", items=({"type": "text", "text": "Writing."}, client_call("toolu_06"))
-    )
-    searched = ct.ProviderOutputItemsMessage(
-        protocol="anthropic",
-        items=({"type": "text", "text": "Looking."}, SEARCH_CALL, client_call("toolu_07")),
-    )
-    call = ct.ToolCall(id="toolu_07", name="read_file", arguments={"path": "notes.txt"})
-    transcript = [
-        Q,
-        cut,
-        ct.AssistantMessage(content="Writing."),
-        Q,
-        searched,
-        ct.AssistantMessage(content="Looking.", tool_calls=(call,)),
-        ct.ToolResultMessage(tool_use_id="toolu_07", content="r"),
-    ]
-    assert kinds(transcript) == [(1, "call"), (4, "call")]
-    without = [
-        Q,
-        ct.ProviderOutputItemsMessage(protocol="anthropic", items=cut.items[:1]),
-        transcript[2],
-        Q,
-        ct.ProviderOutputItemsMessage(
-            protocol="anthropic", items=(searched.items[0], searched.items[2])
-        ),
-        *transcript[5:],
-    ]
-    same_request(transcript, without)
-
-
-def test_media_and_detail() -> None:
-    video = ct.VideoUrlBlock(url="https://v.example/a.mp4")
-    audio = ct.AudioBase64Block(data="AAAA", media_type="audio/wav")
-    bmp = ct.ImageBase64Block(data="Qk0=", media_type="image/bmp")
-    fetched = ct.ImageUrlBlock(url="data:image/png,not-base64")
-    sharp = ct.ImageUrlBlock(url="https://img.example/a.png", detail="high")
-    transcript = [
-        ct.UserMultimodalMessage(
-            content=(ct.TextBlock(text="Look."), video, audio, bmp, fetched, sharp)
-        )
-    ]
-    assert kinds(transcript, unsupported="note") == [
-        (0, "video"),
-        (0, "audio"),
-        (0, "image"),
-        (0, "image"),
-        (0, "detail"),
-    ]
-    whys = [lo.why for lo in anthropic.left_out(transcript, unsupported="note")]
-    assert whys[0] == "Anthropic has no block for video or audio; a short note goes in its place"
-    assert whys[2] == (
-        "Anthropic takes no 'image/bmp' image (only JPEG, PNG, GIF and WebP); "
-        "a short note goes in its place"
-    )
-    assert whys[4] == "Anthropic has no field for an image's detail ('high')"
-    # With the default, to_request refuses what left_out names, and says so.
-    assert kinds(transcript) == kinds(transcript, unsupported="note")
-    assert anthropic.left_out(transcript)[0].why.endswith('refuses it unless unsupported="note"')
-    with pytest.raises(UnsupportedContent):
-        anthropic.to_request(transcript)
-    # With notes, the media's place holds the note, and the image goes without its detail.
-    notes = tuple(
-        ct.TextBlock(text=note_text("Anthropic", block)) for block in (video, audio, bmp, fetched)
-    )
-    without = [
-        ct.UserMultimodalMessage(
-            content=(
-                ct.TextBlock(text="Look."),
-                *notes,
-                ct.ImageUrlBlock(url="https://img.example/a.png"),
-            )
-        )
-    ]
-    assert anthropic.to_request(transcript, unsupported="note") == anthropic.to_request(without)
-    assert anthropic.left_out(without) == []
-
-
-def test_left_out_refuses_what_to_request_refuses() -> None:
-    unknown = ct.UnknownMessage(role="critic", raw=b'{"role":"critic"}')
-    with pytest.raises(DialectError, match="message 1") as caught:
-        anthropic.left_out([Q, unknown])
-    with pytest.raises(type(caught.value), match="message 1"):
-        anthropic.to_request([Q, unknown])
-    block = ct.UnknownBlock(type="hologram", raw=b'{"type":"hologram"}')
-    with pytest.raises(DialectError, match="hologram"):
-        anthropic.left_out([ct.UserMultimodalMessage(content=(block,))])
-    with pytest.raises(TypeError, match="message 1: not a convtypes message"):
-        anthropic.left_out([Q, {"role": "user"}])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="left_out takes an iterable of messages"):
-        anthropic.left_out("Question?")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"'):
-        anthropic.left_out([Q], unsupported="drop")  # type: ignore[arg-type]
-
-
-def test_hostile_ids_in_items_are_passed_over_not_crashed_on() -> None:
-    items = ct.ProviderOutputItemsMessage(
-        protocol="anthropic",
-        items=(
-            {"type": "server_tool_use", "id": {"a": 1}, "name": "web_search", "input": {}},
-            {"type": "tool_use", "id": [1], "caller": {"tool_id": {}}},
-            {"type": "web_search_tool_result", "tool_use_id": [2], "content": []},
-        ),
-    )
-    transcript = [Q, items, ct.UserMessage(content="u")]
-    assert kinds(transcript) == [(1, "call")]
-    body = anthropic.to_request(transcript)
-    assert [b["type"] for b in body["messages"][1]["content"]] == [
-        "server_tool_use",
-        "web_search_tool_result",
-    ]
