@@ -2,9 +2,11 @@
 
 ``to_request`` builds ``{"system": ..., "messages": [...]}`` (no ``system``
 key when the transcript has none); ``tools_to_request`` the ``tools`` and
-``tool_choice`` fields; ``from_response``, ``read_reply`` and
-:class:`Accumulator` turn a ``Message`` response, or its stream of events
-(raw, or the SDK's ``messages.stream()`` helper events), into messages.
+``tool_choice`` fields, each with ``cache=`` to mark Anthropic's prompt
+caching breakpoints; ``left_out`` names what ``to_request`` of a transcript
+does not send; ``from_response``, ``read_reply`` and :class:`Accumulator`
+turn a ``Message`` response, or its stream of events (raw, or the SDK's
+``messages.stream()`` helper events), into messages.
 
 What a reply becomes: an ``AssistantMessage`` with the text, the thinking
 (signed, or redacted) and the client tool calls (``tool_use``). When the
@@ -61,6 +63,12 @@ What changes on the way out:
   signature, and a ``tool_use`` that the ``AssistantMessage`` after the
   items does not hold as a call (one cut off at the token limit: no result
   will ever answer it). Items of other protocols are dropped.
+- The request is the caller's: arguments, items and schemas are copied into
+  it, so a backend may change any of it (add its own ``cache_control``,
+  say) without touching the transcript. A ``cache_control`` found in the
+  items (an older version shared them with the request, and an edit wrote
+  one there) is not sent: the breakpoints are ``cache=``'s to place, and
+  the API refuses more than four.
 - Thinking goes first in its turn and verbatim: signed blocks as
   ``thinking``, redacted ones as ``redacted_thinking``. When assistant
   messages merge into one turn, the thinking of all of them comes first, in
@@ -73,7 +81,10 @@ What changes on the way out:
 - A tool call without its result by the next user message raises
   ``UnansweredCall``, as the API refuses it; calls open at the end are sent.
   A server tool's use (``server_tool_use``) is answered by the server, in
-  the items, and needs no result.
+  the items, and needs no result; one still without its result when a user
+  message or tool result follows (a stream cancelled between the two) is
+  left out, as the API refuses it, unless a call that goes names it as its
+  ``caller`` (code waiting for your tool's result).
 - Images go inline as base64 (a ``data:`` URL too, which the API cannot
   fetch) or by URL; media types are read case-insensitively, ``image/jpg``
   as JPEG. Video and audio, and images other than JPEG, PNG, GIF and WebP,
