@@ -307,7 +307,6 @@ def _old_markers() -> list[ct.Message]:
             "content": {
                 "type": "document",
                 "source": {"type": "text", "media_type": "text/plain", "data": "tides"},
-                "cache_control": {"type": "ephemeral"},
             },
         },
     }
@@ -348,7 +347,7 @@ def test_old_markers_in_items_are_not_sent(cache: Any) -> None:
     validate(body, beta=True, **fields)  # web_fetch is a beta tool
     sent = body["messages"][1]["content"]
     assert sent[-1]["input"] == {"path": "a", "cache_control": {"type": "ephemeral"}}
-    # Two user turns and the tool; none of the four old markers.
+    # Two user turns and the tool; none of the old markers.
     assert len(markers({**body, **fields})) == (0 if cache is False else 3)
     assert marker_faults(body, ttl_of(cache)) == []
     assert pairing_faults(body) == []
@@ -356,7 +355,7 @@ def test_old_markers_in_items_are_not_sent(cache: Any) -> None:
     assert transcript == _old_markers()
     assert [(lo.index, lo.what) for lo in anthropic.left_out(transcript)] == [
         (1, "cache-control")
-    ] * 3
+    ] * 2
 
 
 def test_a_user_turn_whose_last_block_takes_no_marker_has_it_on_the_latest_that_does() -> None:

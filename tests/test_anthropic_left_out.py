@@ -352,9 +352,6 @@ def _aged(draw: st.DrawFn, message: ct.ProviderOutputItemsMessage) -> ct.Provide
         if isinstance(item, dict):
             if draw(st.integers(0, 3)) == 0:
                 item = {**item, "cache_control": {"type": "ephemeral"}}
-            if item.get("type") == "web_search_tool_result" and draw(st.booleans()):
-                found = [{**item["content"][0], "cache_control": {"type": "ephemeral"}}]
-                item = {**item, "content": found}
             if draw(st.integers(0, 5)) == 0:
                 item = {**item, "parsed_output": None}
         items.append(item)
@@ -443,15 +440,6 @@ def held(items: tuple[Any, ...]) -> set[tuple[Any, ...]]:
     return out
 
 
-def _unmarked(value: Any, removed: Counter[tuple[int, str]], index: int) -> Any:
-    if isinstance(value, dict):
-        removed[(index, "cache-control")] += "cache_control" in value
-        return {k: _unmarked(v, removed, index) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_unmarked(v, removed, index) for v in value]
-    return value
-
-
 def _open_uses(transcript: list[Any], index: int, answered: set[Any]) -> set[str]:
     """The documented rule: server uses with no result in their turn once a user follows."""
     items = [i for i in transcript[index].items if isinstance(i, dict)]
@@ -494,15 +482,14 @@ def _stripped_items(
         else:
             if "parsed_output" in item:
                 removed[(index, "items")] += 1
+            removed[(index, "cache-control")] += "cache_control" in item
             out.append(
                 {
-                    key: value if key == "input" else _unmarked(value, removed, index)
+                    key: value
                     for key, value in item.items()
-                    if key != "parsed_output"
+                    if key not in ("parsed_output", "cache_control")
                 }
             )
-            removed[(index, "cache-control")] += "cache_control" in item
-            out[-1].pop("cache_control", None)
     return tuple(out)
 
 

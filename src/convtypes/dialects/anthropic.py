@@ -65,10 +65,10 @@ What changes on the way out:
   will ever answer it). Items of other protocols are dropped.
 - The request is the caller's: arguments, items and schemas are copied into
   it, so a backend may change any of it (add its own ``cache_control``,
-  say) without touching the transcript. A ``cache_control`` found in the
-  items (an older version shared them with the request, and an edit wrote
-  one there) is not sent: the breakpoints are ``cache=``'s to place, and
-  the API refuses more than four.
+  say) without touching the transcript. The ``cache_control`` of a block
+  in the items (an older version shared them with the request, and an
+  edit wrote one there) is not sent: the breakpoints are ``cache=``'s to
+  place, and the API refuses more than four.
 - Thinking goes first in its turn and verbatim: signed blocks as
   ``thinking``, redacted ones as ``redacted_thinking``. When assistant
   messages merge into one turn, the thinking of all of them comes first, in
@@ -94,7 +94,6 @@ What changes on the way out:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Collection, Iterable
 from typing import Any, Final
 
@@ -111,6 +110,7 @@ from .._content import (
     VideoPathBlock,
     VideoUrlBlock,
 )
+from .._fence import fence_external as fence
 from .._messages import (
     AssistantMessage,
     Message,
@@ -122,6 +122,7 @@ from .._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
+from .._provenance import Provenance
 from .._unknown import UnknownBlock, UnknownMessage
 from ._cache import Cache, cache_ttl
 from ._copy import json_copy
@@ -158,7 +159,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import tool_result_text, transcript_of
+from ._send import transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
 
@@ -292,44 +293,20 @@ def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
     return {key: value for key, value in item.items() if key not in _SDK_ONLY}
 
 
-def _unmarked(value: Any) -> Any:
-    """A copy of ``value`` without a ``cache_control`` key at any depth."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _unmarked(item) for key, item in value.items() if key != _MARKER}
-    if kind is list:
-        return [_unmarked(item) for item in value]
-    return value
-
-
 def _sent_block(item: dict[str, Any]) -> dict[str, Any]:
     """A kept block as a request carries it: a copy of its own, as the API takes it.
 
-    The SDK's fields are left out, and so is every ``cache_control``
-    (a marker an edited request wrote into the items), except inside the
-    block's ``input``, which is the model's own JSON: markers are the
-    request's to place (``cache=``), and a transcript never holds one.
+    The SDK's fields are left out, and so is the block's ``cache_control``:
+    a marker that an edited request wrote into the items, when an older
+    version shared them with the request. Markers are the request's to
+    place (``cache=``), and a transcript never holds one.
     """
-    return {
-        key: json_copy(value) if key == "input" else _unmarked(value)
-        for key, value in item.items()
-        if key != _MARKER and key not in _SDK_ONLY
-    }
-
-
-def _markers(item: dict[str, Any]) -> int:
-    """How many ``cache_control`` keys :func:`_sent_block` leaves out of ``item``."""
-    count = 0
-    stack: list[Any] = [value for key, value in item.items() if key != "input"]
-    count += _MARKER in item
-    while stack:
-        value = stack.pop()
-        if type(value) is dict:
-            count += _MARKER in value
-            stack.extend(item for key, item in value.items() if key != _MARKER)
-        elif type(value) is list:
-            stack.extend(value)
-    return count
+    block: dict[str, Any] = json_copy(item)
+    block.pop(_MARKER, None)
+    if not _SDK_ONLY.isdisjoint(block):
+        for key in _SDK_ONLY:
+            block.pop(key, None)
+    return block
 
 
 class _Kept:
@@ -370,20 +347,31 @@ def _unanswered_uses(
     goes, among ``answered``), and a use with no user after it, since the
     request may be asking the server to go on.
     """
-    uses = {
-        item["id"]
-        for item in items
-        if isinstance(item, dict)
-        and item.get("type") in _SERVER_USES
-        and isinstance(item.get("id"), str)
-    }
-    if not uses:
-        return uses
-    uses -= _result_ids(items)
-    uses -= _callers(items, answered)
-    for later in itertools.islice(transcript, index + 1, None):
+    uses: set[str] = set()
+    results: set[str] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind in _SERVER_USES:
+            use_id = item.get("id")
+            if isinstance(use_id, str):
+                uses.add(use_id)
+        elif kind == "tool_use":
+            # A call the code of a use made, which goes back: the use waits for its result.
+            caller, call_id = item.get("caller"), item.get("id")
+            if isinstance(caller, dict) and isinstance(call_id, str) and call_id in answered:
+                tool_id = caller.get("tool_id")
+                if isinstance(tool_id, str):
+                    results.add(tool_id)
+        answer = item.get("tool_use_id")
+        if isinstance(answer, str):
+            results.add(answer)
+    uses -= results
+    for at in range(index + 1, len(transcript)):
         if not uses:
             break
+        later = transcript[at]
         if isinstance(later, _ANSWERS):
             return uses
         if isinstance(later, ProviderOutputItemsMessage) and later.protocol == PROTOCOL:
@@ -397,20 +385,6 @@ def _result_ids(items: Iterable[Any]) -> set[str]:
         for item in items
         if isinstance(item, dict) and isinstance(answer := item.get("tool_use_id"), str)
     }
-
-
-def _callers(items: Iterable[Any], answered: Collection[object]) -> set[str]:
-    """The server tools' uses that the calls among ``items`` that go back were made from."""
-    callers: set[str] = set()
-    for item in items:
-        if not isinstance(item, dict) or item.get("type") != "tool_use":
-            continue
-        call_id, caller = item.get("id"), item.get("caller")
-        if isinstance(call_id, str) and call_id in answered and isinstance(caller, dict):
-            tool_id = caller.get("tool_id")
-            if isinstance(tool_id, str):
-                callers.add(tool_id)
-    return callers
 
 
 _DROPPED: Final[dict[str, tuple[LeftOutKind, str]]] = {
@@ -461,14 +435,26 @@ def _replayed(
     any old cache marker.
     """
     answered = _answered_calls(index, transcript)
-    unanswered = _unanswered_uses(index, items, transcript, answered)
+    unanswered: set[str] | None = None  # looked for at the first server use
     blocks: list[dict[str, Any]] = []
     for item in items:
-        if _dropped(item, answered, unanswered) is not None:
+        if not isinstance(item, dict):
             continue
-        if item.get("type") == "tool_use":
+        kind = item.get("type")
+        if kind == "tool_use":
+            call_id = item.get("id")
+            if not isinstance(call_id, str) or call_id not in answered:
+                continue
             name = item.get("name")
-            ids.carried(index, item["id"], item["id"], name if isinstance(name, str) else "")
+            ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
+        elif kind in _SERVER_USES:
+            if unanswered is None:
+                unanswered = _unanswered_uses(index, items, transcript, answered)
+            use_id = item.get("id")
+            if unanswered and isinstance(use_id, str) and use_id in unanswered:
+                continue
+        elif _refused(item):
+            continue
         blocks.append(_sent_block(item))
     return blocks
 
@@ -524,10 +510,15 @@ def to_request(
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
+            # tool_result_text's rule, inline on the hot path: only an internal
+            # result goes bare (an unknown provenance is never INTERNAL).
+            output = message.content
+            if fence_external and message.provenance is not Provenance.INTERNAL:
+                output = fence(output)
             result = {
                 "type": "tool_result",
                 "tool_use_id": ids.result(index, message).out_id,
-                "content": tool_result_text(message, fence_external),
+                "content": output,
             }
             if role != "user":
                 content = []
@@ -541,14 +532,15 @@ def to_request(
             calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
             thoughts: list[dict[str, Any]] = []
             if previous is None:
-                thoughts = _thoughts(message.thinking)
+                if message.thinking:
+                    thoughts = _thoughts(message.thinking)
             else:
                 # The message read from the items before it: only what they lack.
                 if text == previous.text:
                     text = ""
                 calls = [(at, call) for at, call in calls if call.id not in previous.call_ids]
             blocks: list[dict[str, Any]] = []
-            if _has_text(text):
+            if text and not text.isspace():  # what _has_text says, on the hot path
                 blocks.append({"type": "text", "text": text})
             for position, call in calls:
                 blocks.append(
@@ -567,17 +559,21 @@ def to_request(
                     thought_end = 0
                     if first_index < 0:
                         first_index = index
-                # A merged turn keeps all its thinking first, in order: a later
-                # message's thinking goes after the earlier thinking, before
-                # the earlier text and calls.
-                content[thought_end:thought_end] = thoughts
-                thought_end += len(thoughts)
+                if thoughts:
+                    # A merged turn keeps all its thinking first, in order: a later
+                    # message's thinking goes after the earlier thinking, before
+                    # the earlier text and calls.
+                    content[thought_end:thought_end] = thoughts
+                    thought_end += len(thoughts)
                 content.extend(blocks)
             continue
         if isinstance(message, UserMessage):
             ids.user(index)
+            user_text = message.content
             blocks = (
-                [{"type": "text", "text": message.content}] if _has_text(message.content) else []
+                [{"type": "text", "text": user_text}]
+                if user_text and not user_text.isspace()
+                else []
             )
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
@@ -664,8 +660,8 @@ def left_out(
     - ``"call"``: a kept ``tool_use`` that the message after the items does
       not hold (cut off at the token limit), and a server tool's use whose
       result never came before a user turn.
-    - ``"cache-control"``: each ``cache_control`` found in the items, which
-      an edited request wrote there.
+    - ``"cache-control"``: the ``cache_control`` of a block in the items,
+      which an edited request wrote there.
     - ``"image"``, ``"audio"``, ``"video"``: media the API has no block for
       (with ``unsupported="raise"``, to_request refuses the transcript
       instead; with ``"note"``, a short note goes in its place);
@@ -796,8 +792,9 @@ def _items_left_out(index: int, items: tuple[Any, ...], transcript: list[Any]) -
         if not _SDK_ONLY.isdisjoint(item):
             why = "fields the SDK adds to a block (parsed_output) are not part of the API"
             out.append(LeftOut(index, "items", why))
-        why = "a cache marker in a transcript's items is not sent: cache= places them"
-        out += [LeftOut(index, "cache-control", why)] * _markers(item)
+        if _MARKER in item:
+            why = "a cache marker in a transcript's items is not sent: cache= places them"
+            out.append(LeftOut(index, "cache-control", why))
     return out
 
 
