@@ -306,15 +306,22 @@ def test_hostile_ids_in_items_are_passed_over_not_crashed_on() -> None:
     items = ct.ProviderOutputItemsMessage(
         protocol="anthropic",
         items=(
+            {"type": "thinking", "thinking": [1], "signature": {"s": 1}},
+            {"type": "redacted_thinking", "data": {}},
             {"type": "server_tool_use", "id": {"a": 1}, "name": "web_search", "input": {}},
             {"type": "tool_use", "id": [1], "caller": {"tool_id": {}}},
             {"type": "web_search_tool_result", "tool_use_id": [2], "content": []},
         ),
     )
-    transcript: list[ct.Message] = [Q, items, ct.UserMessage(content="u")]
-    assert kinds(transcript) == [(1, "call")]
+    after = ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="x", signature="s"),))
+    transcript: list[ct.Message] = [Q, items, after, ct.UserMessage(content="u")]
+    # Thinking without a signature in text, and the call, are left out; the
+    # other odd blocks go as they are (the API judges them); and the
+    # message's thinking, which the items do not hold, is said too.
+    assert kinds(transcript) == [(1, "thinking"), (1, "call"), (2, "thinking")]
     body = anthropic.to_request(transcript)
     assert [b["type"] for b in body["messages"][1]["content"]] == [
+        "redacted_thinking",
         "server_tool_use",
         "web_search_tool_result",
     ]

@@ -405,7 +405,11 @@ _DROPPED: Final[dict[str, tuple[LeftOutKind, str]]] = {
 
 
 def _dropped(item: object, answered: Collection[object], unanswered: set[str]) -> str | None:
-    """Why a kept block does not go back (a key of ``_DROPPED``), or ``None`` if it does."""
+    """Why a kept block does not go back (a key of ``_DROPPED``), or ``None`` if it does.
+
+    :func:`left_out`'s reading of the rules :func:`_replayed` applies inline
+    (there, the server uses are looked for only when one is met).
+    """
     if not isinstance(item, dict):
         return "not-a-block"
     if _refused(item):
@@ -654,9 +658,8 @@ def left_out(
       ``AssistantMessage`` right after ``anthropic`` items that the items
       do not hold (the items stand for the reply).
     - ``"items"``: provider items of another protocol (one per message
-      that holds any), an
-      item of this protocol that is not a JSON object, and fields the SDK
-      adds to a block (``parsed_output``).
+      that holds any), an item of this protocol that is not a JSON object,
+      and fields the SDK adds to a block (``parsed_output``).
     - ``"call"``: a kept ``tool_use`` that the message after the items does
       not hold (cut off at the token limit), and a server tool's use whose
       result never came before a user turn.
@@ -728,7 +731,7 @@ def _thinking_left_out(index: int, thinking: Iterable[ThinkingBlock]) -> list[Le
     return out
 
 
-def _thought_key(text: object, signature: object, data: object) -> tuple[object, ...]:
+def _thought_key(text: str, signature: str | None, data: str | None) -> tuple[str, ...]:
     return ("redacted", data) if data is not None else ("signed", text, signature or "")
 
 
@@ -736,14 +739,19 @@ def _uncarried_thinking(
     index: int, thinking: Iterable[ThinkingBlock], items: Iterable[Any]
 ) -> list[LeftOut]:
     """The thinking of a message after items that the items do not hold."""
-    held = set()
+    held: set[tuple[str, ...]] = set()
     for item in items:
         if not isinstance(item, dict):
             continue
-        if item.get("type") == "thinking":
-            held.add(_thought_key(item.get("thinking"), item.get("signature"), None))
-        elif item.get("type") == "redacted_thinking":
-            held.add(_thought_key(None, None, item.get("data")))
+        kind = item.get("type")
+        if kind == "thinking":
+            text, signature = item.get("thinking"), item.get("signature")
+            if isinstance(text, str) and isinstance(signature, (str, type(None))):
+                held.add(_thought_key(text, signature, None))
+        elif kind == "redacted_thinking":
+            data = item.get("data")
+            if isinstance(data, str):
+                held.add(_thought_key("", None, data))
     why = "the items before this message stand for its reply, and do not hold this thinking"
     return [
         LeftOut(index, "thinking", why)
