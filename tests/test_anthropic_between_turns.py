@@ -469,6 +469,22 @@ STREAMS: dict[str, dict[str, Any]] = {
         ],
         stop="tool_use",
     ),
+    "compaction-and-fallback": reply_of(
+        [
+            {
+                "type": "compaction",
+                "content": "Earlier: the user asked for tides.",
+                "encrypted_content": "ZW5jcnlwdGVk",
+            },
+            {
+                "type": "fallback",
+                "from": {"model": "claude-opus-4-7"},
+                "to": {"model": "claude-sonnet-4-6"},
+                "trigger": {"type": "refusal", "category": None},
+            },
+            {"type": "text", "text": "Hello again."},
+        ]
+    ),
     "cut-at-the-limit": reply_of(
         [{"type": "text", "text": "Writing."}, client_call("toolu_04", path="x" * 30)],
         stop="max_tokens",
@@ -495,7 +511,7 @@ def test_every_cut_of_a_stream_leaves_a_request_the_api_takes(name: str) -> None
     events = stream_of(STREAMS[name])
     for cut in range(len(events) + 1):
         body = next_request(events, cut, cache=cut % 3 == 0)
-        validate(body, beta=name == "code-waits-for-a-call")
+        validate(body, beta=True)
         assert pairing_faults(body) == [], (cut, body)
         assert marker_faults(body, "5m" if cut % 3 == 0 else None) == [], cut
 
