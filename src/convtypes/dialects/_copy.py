@@ -1,49 +1,36 @@
-"""Copies of JSON values, so that a request shares nothing with the transcript.
+"""Copies of JSON values, so that a request shares nothing with what it was built from.
 
-A request belongs to its caller, who may change any part of it (add a
-cache marker, drop a field) after it is built. Strings, numbers and the
-other scalars are immutable and are shared as they are; every dict and list
-is new. The values come from a transcript or a ``ToolSpec``, which checked
-their nesting when they were built, so the recursion is bounded.
+A request is the caller's to change: a backend adds a cache marker to a
+block, or fills in a field, before it sends. Where a builder would put a
+transcript's tool arguments or provider items, or a tool's schema, into the
+request as they are, that edit would change the stored transcript too. The
+builders copy those values here. Text and numbers are immutable and are
+shared; every dict and list is new.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
+
+import msgspec
 
 __all__ = ["copy_json", "copy_object"]
 
+copy_json: Final[Callable[[Any], Any]] = msgspec.to_builtins
+"""A copy of a JSON value in which every dict and list is new.
 
-def copy_json(value: Any) -> Any:
-    """``value`` with every dict and list inside it copied; scalars are shared."""
-    kind = type(value)
-    if kind is dict:
-        return copy_object(value)
-    if kind is list:
-        return _copy_list(value)
-    return value
+msgspec builds the new containers in C and shares the immutable values, so
+a large string (an encrypted block, base64 data) costs nothing to copy:
+about 1.5 to 2 times as fast as a walk in Python, measured on items and
+arguments. The values a transcript or a ``ToolSpec`` holds are JSON checked
+when built (plain dicts and lists, finite numbers, nesting within
+``MAX_DEPTH``), so nothing in them is converted and the copy equals the
+value; a dict or list subclass comes back as a plain one.
+"""
 
 
 def copy_object(value: dict[str, Any]) -> dict[str, Any]:
-    """A JSON object with every dict and list inside it copied."""
-    # A shallow copy, then only the containers replaced: faster than building
-    # the dict key by key, since most values are scalars.
-    out = value.copy()
-    for key, item in value.items():
-        kind = type(item)
-        if kind is dict:
-            out[key] = copy_object(item)
-        elif kind is list:
-            out[key] = _copy_list(item)
-    return out
-
-
-def _copy_list(value: list[Any]) -> list[Any]:
-    out = value.copy()
-    for position, item in enumerate(value):
-        kind = type(item)
-        if kind is dict:
-            out[position] = copy_object(item)
-        elif kind is list:
-            out[position] = _copy_list(item)
-    return out
+    """A copy of a JSON object, every dict and list inside it new."""
+    copied: dict[str, Any] = msgspec.to_builtins(value)
+    return copied

@@ -2,9 +2,11 @@
 
 ``to_request`` builds ``{"system": ..., "messages": [...]}`` (no ``system``
 key when the transcript has none); ``tools_to_request`` the ``tools`` and
-``tool_choice`` fields; ``from_response``, ``read_reply`` and
-:class:`Accumulator` turn a ``Message`` response, or its stream of events
-(raw, or the SDK's ``messages.stream()`` helper events), into messages.
+``tool_choice`` fields, each with ``cache=`` to mark Anthropic's prompt
+caching breakpoints; ``left_out`` names what ``to_request`` of a transcript
+does not send; ``from_response``, ``read_reply`` and :class:`Accumulator`
+turn a ``Message`` response, or its stream of events (raw, or the SDK's
+``messages.stream()`` helper events), into messages.
 
 What a reply becomes: an ``AssistantMessage`` with the text, the thinking
 (signed, or redacted) and the client tool calls (``tool_use``). When the
@@ -61,6 +63,12 @@ What changes on the way out:
   signature, and a ``tool_use`` that the ``AssistantMessage`` after the
   items does not hold as a call (one cut off at the token limit: no result
   will ever answer it). Items of other protocols are dropped.
+- The request is the caller's: arguments, items and schemas are copied into
+  it, so a backend may change any of it (add its own ``cache_control``,
+  say) without touching the transcript. The ``cache_control`` of a block
+  in the items (an older version shared them with the request, and an
+  edit wrote one there) is not sent: the breakpoints are ``cache=``'s to
+  place, and the API refuses more than four.
 - Thinking goes first in its turn and verbatim: signed blocks as
   ``thinking``, redacted ones as ``redacted_thinking``. When assistant
   messages merge into one turn, the thinking of all of them comes first, in
@@ -73,7 +81,10 @@ What changes on the way out:
 - A tool call without its result by the next user message raises
   ``UnansweredCall``, as the API refuses it; calls open at the end are sent.
   A server tool's use (``server_tool_use``) is answered by the server, in
-  the items, and needs no result.
+  the items, and needs no result; one still without its result when a user
+  message or tool result follows (a stream cancelled between the two) is
+  left out, as the API refuses it, unless a call that goes names it as its
+  ``caller`` (code waiting for your tool's result).
 - Images go inline as base64 (a ``data:`` URL too, which the API cannot
   fetch) or by URL; media types are read case-insensitively, ``image/jpg``
   as JPEG. Video and audio, and images other than JPEG, PNG, GIF and WebP,
@@ -83,12 +94,23 @@ What changes on the way out:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, Final
 
 import msgspec
 
-from .._content import ImageBase64Block, ImageUrlBlock, TextBlock
+from .._content import (
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+    VideoBase64Block,
+    VideoPathBlock,
+    VideoUrlBlock,
+)
+from .._fence import fence_external as fence
 from .._messages import (
     AssistantMessage,
     Message,
@@ -100,7 +122,10 @@ from .._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
+from .._provenance import Provenance
 from .._unknown import UnknownBlock, UnknownMessage
+from ._cache import Cache, cache_ttl
+from ._copy import copy_json
 from ._errors import (
     LEAKS,
     DialectError,
@@ -120,6 +145,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._left_out import LeftOut, LeftOutKind
 from ._media import image_type, parse_data_url
 from ._partial_json import read_partial_object
 from ._reply import (
@@ -133,7 +159,7 @@ from ._reply import (
     Usage,
     token_count,
 )
-from ._send import tool_result_text, transcript_of
+from ._send import transcript_of
 from ._stream import StreamReader
 from ._tools import ToolSchemaError, ToolSpec, checked_tools, pointer
 
@@ -141,6 +167,7 @@ __all__ = [
     "PROTOCOL",
     "Accumulator",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "tools_to_request",
@@ -162,10 +189,39 @@ _GAP: Final = "\n\n"
 
 _usable_id = safe_id(64)
 
+_NO_MEDIA: Final = "has no block for video or audio"
+# The key of a cache breakpoint on a block, which only a request may hold.
+_MARKER: Final = "cache_control"
+# Server tools' uses, which the server answers in the same assistant turn.
+_SERVER_USES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
+# Messages that end an assistant turn with a user turn.
+_ANSWERS: Final = (UserMessage, UserMultimodalMessage, ToolResultMessage)
+_VIDEO: Final = (VideoUrlBlock, VideoPathBlock, VideoBase64Block)
+_AUDIO: Final = (AudioUrlBlock, AudioPathBlock, AudioBase64Block)
+
 
 def _has_text(text: str) -> bool:
     """Whether a text block may be sent: the API refuses empty and white-space text."""
     return text != "" and not text.isspace()
+
+
+def _image(block: ImageUrlBlock | ImageBase64Block) -> dict[str, Any] | str:
+    """The image block the API takes for ``block``, or why it takes none."""
+    if isinstance(block, ImageUrlBlock):
+        inline = parse_data_url(block.url)
+        if inline is None:
+            if block.url[:5].lower() != "data:":
+                return {"type": "image", "source": {"type": "url", "url": block.url}}
+            return "cannot fetch a data: URL, and takes one inline only in base64"
+        if inline.media_type in IMAGE_TYPES:
+            source = {"type": "base64", "media_type": inline.media_type, "data": inline.data}
+            return {"type": "image", "source": source}
+        return f"takes no {inline.media_type!r} image (only JPEG, PNG, GIF and WebP)"
+    media_type = image_type(block.media_type)
+    if media_type in IMAGE_TYPES:
+        source = {"type": "base64", "media_type": media_type, "data": block.data}
+        return {"type": "image", "source": source}
+    return f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
 
 
 def _user_blocks(
@@ -177,30 +233,16 @@ def _user_blocks(
             if _has_text(block.text):
                 out.append({"type": "text", "text": block.text})
             continue
-        if isinstance(block, ImageUrlBlock):
-            inline = parse_data_url(block.url)
-            if inline is None:
-                if block.url[:5].lower() != "data:":
-                    out.append({"type": "image", "source": {"type": "url", "url": block.url}})
-                    continue
-                why = "cannot fetch a data: URL, and takes one inline only in base64"
-            elif inline.media_type in IMAGE_TYPES:
-                source = {"type": "base64", "media_type": inline.media_type, "data": inline.data}
-                out.append({"type": "image", "source": source})
+        if isinstance(block, (ImageUrlBlock, ImageBase64Block)):
+            image = _image(block)
+            if not isinstance(image, str):
+                out.append(image)
                 continue
-            else:
-                why = f"takes no {inline.media_type!r} image (only JPEG, PNG, GIF and WebP)"
-        elif isinstance(block, ImageBase64Block):
-            media_type = image_type(block.media_type)
-            if media_type in IMAGE_TYPES:
-                source = {"type": "base64", "media_type": media_type, "data": block.data}
-                out.append({"type": "image", "source": source})
-                continue
-            why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
+            why = image
         elif isinstance(block, UnknownBlock):
             raise unknown_block(DIALECT, index, position, block)
         else:
-            why = "has no block for video or audio"
+            why = _NO_MEDIA
         if unsupported == "note":
             out.append({"type": "text", "text": note_text(DIALECT, block)})
         else:
@@ -222,24 +264,49 @@ def _thoughts(thinking: Iterable[ThinkingBlock]) -> list[dict[str, Any]]:
     return out
 
 
-def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
-    """A kept content block as it goes back, or ``None`` where the API refuses it.
+def _refused(item: dict[str, Any]) -> bool:
+    """Whether the API refuses this kept block as input, wherever it stands.
 
-    Text with nothing but white space and thinking without a signature are
-    refused as input; the SDK's own fields never belong to the wire.
+    Text with nothing but white space in it, and thinking without a
+    signature, are refused.
     """
     kind = item.get("type")
     if kind == "text":
         text = item.get("text")
-        if not isinstance(text, str) or not _has_text(text):
-            return None
-    elif kind == "thinking":
+        return not isinstance(text, str) or not _has_text(text)
+    if kind == "thinking":
         signature = item.get("signature")
-        if not isinstance(signature, str) or not signature:
-            return None
+        return not isinstance(signature, str) or not signature
+    return False
+
+
+def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A kept content block as it goes back, or ``None`` where the API refuses it.
+
+    The SDK's own fields never belong to the wire. The block may share its
+    values with ``item``: this is for comparing, not for a request.
+    """
+    if _refused(item):
+        return None
     if _SDK_ONLY.isdisjoint(item):
         return item
     return {key: value for key, value in item.items() if key not in _SDK_ONLY}
+
+
+def _sent_block(item: dict[str, Any]) -> dict[str, Any]:
+    """A kept block as a request carries it: a copy of its own, as the API takes it.
+
+    The SDK's fields are left out, and so is the block's ``cache_control``:
+    a marker that an edited request wrote into the items, when an older
+    version shared them with the request. Markers are the request's to
+    place (``cache=``), and a transcript never holds one.
+    """
+    block: dict[str, Any] = copy_json(item)
+    block.pop(_MARKER, None)
+    if not _SDK_ONLY.isdisjoint(block):
+        for key in _SDK_ONLY:
+            block.pop(key, None)
+    return block
 
 
 class _Kept:
@@ -257,6 +324,108 @@ class _Kept:
         }
 
 
+def _answered_calls(index: int, transcript: list[Any]) -> Collection[object]:
+    """The ids of the calls that the ``AssistantMessage`` after the items at ``index`` holds."""
+    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    return {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
+
+
+def _unanswered_uses(
+    index: int, items: Iterable[Any], transcript: list[Any], answered: Collection[object]
+) -> set[str]:
+    """The server tools' uses in the items at ``index`` that will never get their result.
+
+    A server answers its own tool's use (``server_tool_use``, ``mcp_tool_use``)
+    in the same assistant turn, with a block whose ``tool_use_id`` is the
+    use's id; a reply paused there (``pause_turn``) gets it from the reply
+    that goes on, whose items come later in the same turn. A use that is
+    still unanswered when a user message or a tool result comes was cut off
+    (a cancelled stream) or left unresolved beside a client call, and the
+    API refuses it. Two kinds are sent all the same: a use that a call of
+    the same reply names as its ``caller`` (code that waits for your
+    tools' results, which the next turn brings; the call must be one that
+    goes, among ``answered``), and a use with no user after it, since the
+    request may be asking the server to go on.
+    """
+    uses: set[str] = set()
+    results: set[str] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind in _SERVER_USES:
+            use_id = item.get("id")
+            if isinstance(use_id, str):
+                uses.add(use_id)
+        elif kind == "tool_use":
+            # A call the code of a use made, which goes back: the use waits for its result.
+            caller, call_id = item.get("caller"), item.get("id")
+            if isinstance(caller, dict) and isinstance(call_id, str) and call_id in answered:
+                tool_id = caller.get("tool_id")
+                if isinstance(tool_id, str):
+                    results.add(tool_id)
+        answer = item.get("tool_use_id")
+        if isinstance(answer, str):
+            results.add(answer)
+    uses -= results
+    for at in range(index + 1, len(transcript)):
+        if not uses:
+            break
+        later = transcript[at]
+        if isinstance(later, _ANSWERS):
+            return uses
+        if isinstance(later, ProviderOutputItemsMessage) and later.protocol == PROTOCOL:
+            uses -= _result_ids(later.items)
+    return set()
+
+
+def _result_ids(items: Iterable[Any]) -> set[str]:
+    return {
+        answer
+        for item in items
+        if isinstance(item, dict) and isinstance(answer := item.get("tool_use_id"), str)
+    }
+
+
+_DROPPED: Final[dict[str, tuple[LeftOutKind, str]]] = {
+    "not-a-block": ("items", "an item that is not a JSON object is no content block"),
+    "text": ("text", "the API refuses a text block with nothing but white space in it"),
+    "thinking": ("thinking", "the API refuses a thinking block without its signature"),
+    "call": (
+        "call",
+        "the reply's message does not hold this call (it was cut off at the token limit), "
+        "so no result will answer it",
+    ),
+    "use": (
+        "call",
+        "the server tool's use never got its result (the reply was cut off first), and "
+        "the API refuses it once a user turn follows",
+    ),
+}
+
+
+def _dropped(item: object, answered: Collection[object], unanswered: set[str]) -> str | None:
+    """Why a kept block does not go back (a key of ``_DROPPED``), or ``None`` if it does.
+
+    :func:`left_out`'s reading of the rules :func:`_replayed` applies inline
+    (there, the server uses are looked for only when one is met).
+    """
+    if not isinstance(item, dict):
+        return "not-a-block"
+    if _refused(item):
+        return str(item.get("type"))
+    kind = item.get("type")
+    if kind == "tool_use":
+        call_id = item.get("id")
+        if not isinstance(call_id, str) or call_id not in answered:
+            return "call"
+    elif unanswered and kind in _SERVER_USES:
+        use_id = item.get("id")
+        if isinstance(use_id, str) and use_id in unanswered:
+            return "use"
+    return None
+
+
 def _replayed(
     index: int, items: Iterable[Any], transcript: list[Any], ids: CallIds
 ) -> list[dict[str, Any]]:
@@ -264,24 +433,33 @@ def _replayed(
 
     A ``tool_use`` goes back only if the ``AssistantMessage`` right after
     the items holds it as a call: one it lacks was cut off at the token
-    limit, and no result will ever answer it, which the API refuses.
+    limit, and no result will ever answer it, which the API refuses. A
+    server tool's use goes back unless a user turn follows before its
+    result came (:func:`_unanswered_uses`). Each block is a copy, without
+    any old cache marker.
     """
-    after = transcript[index + 1] if index + 1 < len(transcript) else None
-    answered = {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
+    answered = _answered_calls(index, transcript)
+    unanswered: set[str] | None = None  # looked for at the first server use
     blocks: list[dict[str, Any]] = []
     for item in items:
         if not isinstance(item, dict):
             continue
-        block = _replayable(item)
-        if block is None:
-            continue
-        if block.get("type") == "tool_use":
-            call_id = block.get("id")
+        kind = item.get("type")
+        if kind == "tool_use":
+            call_id = item.get("id")
             if not isinstance(call_id, str) or call_id not in answered:
                 continue
-            name = block.get("name")
+            name = item.get("name")
             ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
-        blocks.append(block)
+        elif kind in _SERVER_USES:
+            if unanswered is None:
+                unanswered = _unanswered_uses(index, items, transcript, answered)
+            use_id = item.get("id")
+            if unanswered and isinstance(use_id, str) and use_id in unanswered:
+                continue
+        elif _refused(item):
+            continue
+        blocks.append(_sent_block(item))
     return blocks
 
 
@@ -299,6 +477,7 @@ def to_request(
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    cache: Cache = False,
 ) -> dict[str, Any]:
     """The conversation part of a Messages API request body.
 
@@ -309,10 +488,17 @@ def to_request(
     unique and fit ``^[A-Za-z0-9_-]{1,64}$``; a result follows its call's new
     id. ``anthropic`` items go back as they came (see the module).
 
-    The request shares tool arguments and items with the transcript: copy
-    them before changing them in place.
+    ``cache`` (``True``, ``"5m"`` or ``"1h"``) marks the prompt for
+    Anthropic's incremental caching: the system prompt becomes one text
+    block, and it and the last block of each of the last two user turns get
+    a ``cache_control``, at most three breakpoints. ``TypeError`` or
+    ``ValueError`` for another value.
+
+    The request is the caller's: no dict or list in it is shared with the
+    transcript, so changing it in place changes nothing stored.
     """
     check_unsupported(unsupported)
+    ttl = cache_ttl(cache)
     transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
@@ -328,10 +514,15 @@ def to_request(
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
+            # tool_result_text's rule, inline on the hot path: only an internal
+            # result goes bare (an unknown provenance is never INTERNAL).
+            output = message.content
+            if fence_external and message.provenance is not Provenance.INTERNAL:
+                output = fence(output)
             result = {
                 "type": "tool_result",
                 "tool_use_id": ids.result(index, message).out_id,
-                "content": tool_result_text(message, fence_external),
+                "content": output,
             }
             if role != "user":
                 content = []
@@ -345,14 +536,15 @@ def to_request(
             calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
             thoughts: list[dict[str, Any]] = []
             if previous is None:
-                thoughts = _thoughts(message.thinking)
+                if message.thinking:
+                    thoughts = _thoughts(message.thinking)
             else:
                 # The message read from the items before it: only what they lack.
                 if text == previous.text:
                     text = ""
                 calls = [(at, call) for at, call in calls if call.id not in previous.call_ids]
             blocks: list[dict[str, Any]] = []
-            if _has_text(text):
+            if text and not text.isspace():  # what _has_text says, on the hot path
                 blocks.append({"type": "text", "text": text})
             for position, call in calls:
                 blocks.append(
@@ -360,7 +552,7 @@ def to_request(
                         "type": "tool_use",
                         "id": ids.call(index, position, call),
                         "name": call.name,
-                        "input": call.arguments,
+                        "input": copy_json(call.arguments),
                     }
                 )
             if thoughts or blocks:
@@ -371,17 +563,21 @@ def to_request(
                     thought_end = 0
                     if first_index < 0:
                         first_index = index
-                # A merged turn keeps all its thinking first, in order: a later
-                # message's thinking goes after the earlier thinking, before
-                # the earlier text and calls.
-                content[thought_end:thought_end] = thoughts
-                thought_end += len(thoughts)
+                if thoughts:
+                    # A merged turn keeps all its thinking first, in order: a later
+                    # message's thinking goes after the earlier thinking, before
+                    # the earlier text and calls.
+                    content[thought_end:thought_end] = thoughts
+                    thought_end += len(thoughts)
                 content.extend(blocks)
             continue
         if isinstance(message, UserMessage):
             ids.user(index)
+            user_text = message.content
             blocks = (
-                [{"type": "text", "text": message.content}] if _has_text(message.content) else []
+                [{"type": "text", "text": user_text}]
+                if user_text and not user_text.isspace()
+                else []
             )
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
@@ -431,15 +627,240 @@ def to_request(
             "the assistant",
             first_index,
         )
-    if system:
-        return {"system": "\n\n".join(system), "messages": turns}
-    return {"messages": turns}
+    if ttl is not None:
+        _mark(turns, ttl)
+    if not system:
+        return {"messages": turns}
+    prompt = "\n\n".join(system)
+    if ttl is not None and _has_text(prompt):
+        block = {"type": "text", "text": prompt, "cache_control": _marker(ttl)}
+        return {"system": [block], "messages": turns}
+    return {"system": prompt, "messages": turns}
+
+
+# --- what a request leaves out ---------------------------------------------------------
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
+    """What :func:`to_request` of the same transcript does not send, piece by piece.
+
+    One :class:`~convtypes.dialects.LeftOut` per piece, in transcript order,
+    ``index`` the position of its message:
+
+    - ``"text"``: a text block with nothing but white space in it (empty
+      included), or a message's text of white space only; a message with no
+      text at all (``content=""``) leaves nothing out.
+    - ``"thinking"``: a thinking block with neither a signature nor
+      redacted data (another provider's, or one cut off), the text of a
+      redacted block (only its data goes), and thinking of an
+      ``AssistantMessage`` right after ``anthropic`` items that the items
+      do not hold (the items stand for the reply).
+    - ``"items"``: provider items of another protocol (one per message
+      that holds any), an item of this protocol that is not a JSON object,
+      and fields the SDK adds to a block (``parsed_output``).
+    - ``"call"``: a kept ``tool_use`` that the message after the items does
+      not hold (cut off at the token limit), and a server tool's use whose
+      result never came before a user turn.
+    - ``"cache-control"``: the ``cache_control`` of a block in the items,
+      which an edited request wrote there.
+    - ``"image"``, ``"audio"``, ``"video"``: media the API has no block for
+      (with ``unsupported="raise"``, to_request refuses the transcript
+      instead; with ``"note"``, a short note goes in its place);
+      ``"detail"``: an image's ``detail`` other than ``"auto"``, which the
+      API has no field for.
+
+    It walks the transcript on its own, so ``to_request`` pays nothing for
+    it. A message or block of a kind this version does not know raises as
+    in ``to_request``.
+    """
+    check_unsupported(unsupported)
+    transcript = transcript_of(messages, "left_out")
+    out: list[LeftOut] = []
+    kept: ProviderOutputItemsMessage | None = None
+    for index, message in enumerate(transcript):
+        previous, kept = kept, None
+        if isinstance(message, AssistantMessage):
+            if previous is None:
+                out += _thinking_left_out(index, message.thinking)
+                text = message.content
+            else:
+                out += _uncarried_thinking(index, message.thinking, previous.items)
+                text = "" if message.content == _Kept(previous.items).text else message.content
+            if text.isspace():
+                out.append(LeftOut(index, "text", _BLANK))
+        elif isinstance(message, UserMessage):
+            if message.content.isspace():
+                out.append(LeftOut(index, "text", _BLANK))
+        elif isinstance(message, UserMultimodalMessage):
+            out += _blocks_left_out(index, message.content, unsupported)
+        elif isinstance(message, ProviderOutputItemsMessage):
+            if message.protocol != PROTOCOL:
+                if message.items:
+                    why = (
+                        f"items of protocol {short(message.protocol, 40)} mean nothing to {DIALECT}"
+                    )
+                    out.append(LeftOut(index, "items", why))
+                continue
+            out += _items_left_out(index, message.items, transcript)
+            kept = message
+        elif isinstance(message, UnknownMessage):
+            raise unknown_message(index, message)
+        elif not isinstance(message, (SystemMessage, ToolResultMessage)):
+            raise not_a_message(index, message)
+    return out
+
+
+_BLANK: Final = "the API refuses text with nothing but white space in it"
+
+
+def _thinking_left_out(index: int, thinking: Iterable[ThinkingBlock]) -> list[LeftOut]:
+    out: list[LeftOut] = []
+    for thought in thinking:
+        if thought.redacted_data is not None:
+            if thought.text or thought.signature:
+                why = "a redacted block goes back as its data alone, without its text"
+                out.append(LeftOut(index, "thinking", why))
+        elif not thought.signature:
+            why = (
+                "thinking without a signature (another provider's, or cut off) is refused, "
+                "and a signature cannot be made up"
+            )
+            out.append(LeftOut(index, "thinking", why))
+    return out
+
+
+def _thought_key(text: str, signature: str | None, data: str | None) -> tuple[str, ...]:
+    return ("redacted", data) if data is not None else ("signed", text, signature or "")
+
+
+def _uncarried_thinking(
+    index: int, thinking: Iterable[ThinkingBlock], items: Iterable[Any]
+) -> list[LeftOut]:
+    """The thinking of a message after items that the items do not hold."""
+    held: set[tuple[str, ...]] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "thinking":
+            text, signature = item.get("thinking"), item.get("signature")
+            if isinstance(text, str) and isinstance(signature, (str, type(None))):
+                held.add(_thought_key(text, signature, None))
+        elif kind == "redacted_thinking":
+            data = item.get("data")
+            if isinstance(data, str):
+                held.add(_thought_key("", None, data))
+    why = "the items before this message stand for its reply, and do not hold this thinking"
+    return [
+        LeftOut(index, "thinking", why)
+        for thought in thinking
+        if _thought_key(thought.text, thought.signature, thought.redacted_data) not in held
+    ]
+
+
+def _blocks_left_out(index: int, blocks: Iterable[object], unsupported: str) -> list[LeftOut]:
+    out: list[LeftOut] = []
+    instead = (
+        "a short note goes in its place"
+        if unsupported == "note"
+        else 'to_request refuses it unless unsupported="note"'
+    )
+    for position, block in enumerate(blocks):
+        if isinstance(block, TextBlock):
+            if not _has_text(block.text):
+                out.append(LeftOut(index, "text", _BLANK))
+        elif isinstance(block, (ImageUrlBlock, ImageBase64Block)):
+            image = _image(block)
+            if isinstance(image, str):
+                out.append(LeftOut(index, "image", f"{DIALECT} {image}; {instead}"))
+            elif isinstance(block, ImageUrlBlock) and block.detail != "auto":
+                why = f"{DIALECT} has no field for an image's detail ({short(block.detail, 20)})"
+                out.append(LeftOut(index, "detail", why))
+        elif isinstance(block, _VIDEO):
+            out.append(LeftOut(index, "video", f"{DIALECT} {_NO_MEDIA}; {instead}"))
+        elif isinstance(block, _AUDIO):
+            out.append(LeftOut(index, "audio", f"{DIALECT} {_NO_MEDIA}; {instead}"))
+        elif isinstance(block, UnknownBlock):
+            raise unknown_block(DIALECT, index, position, block)
+    return out
+
+
+def _items_left_out(index: int, items: tuple[Any, ...], transcript: list[Any]) -> list[LeftOut]:
+    answered = _answered_calls(index, transcript)
+    unanswered = _unanswered_uses(index, items, transcript, answered)
+    out: list[LeftOut] = []
+    for item in items:
+        dropped = _dropped(item, answered, unanswered)
+        if dropped is not None:
+            what, why = _DROPPED[dropped]
+            out.append(LeftOut(index, what, why))
+            continue
+        if not _SDK_ONLY.isdisjoint(item):
+            why = "fields the SDK adds to a block (parsed_output) are not part of the API"
+            out.append(LeftOut(index, "items", why))
+        if _MARKER in item:
+            why = "a cache marker in a transcript's items is not sent: cache= places them"
+            out.append(LeftOut(index, "cache-control", why))
+    return out
+
+
+# --- caching ------------------------------------------------------------------
+
+# Blocks the API refuses a cache breakpoint on, whatever they hold.
+_UNMARKABLE: Final = frozenset({"thinking", "redacted_thinking"})
+_MARKED_TURNS: Final = 2
+
+
+def _marker(ttl: str) -> dict[str, Any]:
+    """A new ``cache_control`` value: the default lifetime is left unsaid."""
+    return {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": ttl}
+
+
+def _markable(block: dict[str, Any]) -> bool:
+    """Whether the API takes a ``cache_control`` on this block.
+
+    Thinking blocks never take one, and text with nothing in it is refused
+    with one ("cache_control cannot be set for empty text blocks"). Tool
+    results, images and text take one.
+    """
+    kind = block.get("type")
+    if kind in _UNMARKABLE:
+        return False
+    if kind == "text":
+        text = block.get("text")
+        return isinstance(text, str) and _has_text(text)
+    return True
+
+
+def _mark(turns: list[dict[str, Any]], ttl: str) -> None:
+    """Marks the last block of each of the last two user turns, for incremental caching.
+
+    The last turn's marker writes the whole conversation to the cache; the
+    one before it sits where the previous request put its last marker, so
+    this request reads everything up to there from the cache. A turn whose
+    last block takes no marker has it on its latest block that does.
+    """
+    marked = 0
+    for turn in reversed(turns):
+        if turn["role"] != "user":
+            continue
+        for block in reversed(turn["content"]):
+            if _markable(block):
+                block[_MARKER] = _marker(ttl)
+                break
+        marked += 1
+        if marked == _MARKED_TURNS:
+            return
 
 
 # --- tools --------------------------------------------------------------------
 
 
-def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
+def tools_to_request(
+    tools: Iterable[ToolSpec], *, choice: str = "auto", cache: Cache = False
+) -> dict[str, Any]:
     """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
 
     Each tool goes as ``{"name", "description", "input_schema"}`` (no
@@ -455,7 +876,14 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     for a root whose type is not ``"object"`` (``path="/type"``), a root
     ``$ref`` to a definition that is not there (``path="/$ref"``), a name
     the API refuses, a name given twice, or a choice that names no tool.
+
+    ``cache`` (``True``, ``"5m"`` or ``"1h"``) puts a cache breakpoint on the
+    last tool, so the tools (which come first in the prompt) are read from
+    the cache; with :func:`to_request`'s three, that makes the API's limit
+    of four. The fields are the caller's: no dict or list in them is shared
+    with the specs.
     """
+    ttl = cache_ttl(cache)
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
         return {}
@@ -464,8 +892,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         tool: dict[str, Any] = {"name": spec.name}
         if spec.description:
             tool["description"] = spec.description
-        tool["input_schema"] = _input_schema(spec)
+        tool["input_schema"] = copy_json(_input_schema(spec))
         out.append(tool)
+    if ttl is not None:
+        out[-1][_MARKER] = _marker(ttl)
     if chosen is not None:
         tool_choice: dict[str, Any] = {"type": "tool", "name": chosen}
     else:
