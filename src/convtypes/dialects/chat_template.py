@@ -10,9 +10,11 @@ writes back into a reply. This module does both:
   takes it as is);
 - :func:`render` renders it through a chat template's text, as transformers
   does, in a jinja2 sandbox (the ``templates`` extra);
-- :func:`parse_output` reads a generation in a family's tool-call syntax
-  (``"hermes"``, ``"llama3"``, ``"mistral"``) into an ``AssistantMessage``,
-  and :class:`OutputStream` does the same chunk by chunk.
+- :func:`parse_output` reads a generation written in a family's style
+  (``"hermes"``, ``"llama3"``, ``"mistral"``...) into an
+  ``AssistantMessage``, and :class:`OutputStream` does the same chunk by
+  chunk; :func:`register_style` adds a family's style of one's own, read
+  through a :class:`Cursor`.
 
 What every dialect does, this one does too: external tool results are
 fenced, tool-call ids are unique and pair calls with results, and anything
@@ -24,7 +26,7 @@ the convention cannot carry is refused rather than dropped. Bad input raises
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from .._errors import MAX_DEPTH, WireError
@@ -32,7 +34,9 @@ from .._jsonvalue import check_json
 from .._messages import AssistantMessage, Message
 from .._unknown import UnknownMessage
 from ._errors import DialectError, Unsupported
-from ._generation import STYLES, GenerationReader, Style
+from ._generation import GenerationReader
+from ._output_cursor import CallReader, Cursor, Reading, Wait
+from ._output_style import BUILTIN, COMMON_ENDS, THINK, Style, register
 from ._reply import Delta
 from ._template_errors import OutputError, TemplateError
 from ._template_messages import IdStyle
@@ -40,15 +44,24 @@ from ._template_messages import to_messages as _to_messages
 from ._template_render import run
 from ._tools import ToolSchemaError, ToolSpec, checked_tools
 
+STYLES: Final = BUILTIN
+"""The names of the built-in styles."""
+
 __all__ = [
+    "COMMON_ENDS",
     "STYLES",
+    "CallReader",
+    "Cursor",
     "IdStyle",
     "OutputError",
     "OutputStream",
+    "Reading",
     "Style",
     "TemplateError",
+    "Wait",
     "opens_thinking",
     "parse_output",
+    "register_style",
     "render",
     "to_messages",
 ]
@@ -250,27 +263,24 @@ def _not_a_template(template: object) -> str:
     )
 
 
-def parse_output(text: str, *, style: Style, in_thinking: bool = False) -> AssistantMessage:
+def parse_output(text: str, *, style: str | Style, in_thinking: bool = False) -> AssistantMessage:
     """A model's raw generation as an ``AssistantMessage``.
 
-    ``style`` names the family's tool-call syntax: ``"hermes"`` (Hermes,
-    Qwen, Granite: ``<tool_call>{"name", "arguments"}</tool_call>``),
-    ``"llama3"`` (a ``{"name", "parameters"}`` object, or ``"arguments"``,
-    as the whole answer or after ``<|python_tag|>``, several joined by
-    ``;``) or ``"mistral"`` (``[TOOL_CALLS][{...}, ...]``, or
-    ``[TOOL_CALLS]name[ARGS]{...}`` with an optional ``[CALL_ID]id``).
+    ``style`` names how the model's family writes (see :data:`STYLES`, and
+    the local-models guide for the families of each), or is a
+    :class:`Style` of one's own. Most families write their reasoning in a
+    block at the start (``<think>...</think>``, Mistral's ``[THINK]``),
+    which becomes an unsigned ``ThinkingBlock``. When the prompt itself
+    opened the block (QwQ, DeepSeek-R1, Qwen3.5: see :func:`opens_thinking`),
+    the generation starts inside it: pass ``in_thinking=True``, and
+    everything up to its closer is reasoning.
 
-    Reasoning in a ``<think>...</think>`` block at the start (``[THINK]``
-    for Mistral too) becomes an unsigned ``ThinkingBlock``. When the prompt
-    itself opened the block (QwQ, DeepSeek-R1, Qwen3.5: see
-    :func:`opens_thinking`), the generation starts inside it: pass
-    ``in_thinking=True``, and everything up to ``</think>`` is reasoning.
-
-    Calls keep their names, Mistral's ids, and their arguments as written
-    (key order, integers of any size). The text outside thinking and calls
-    is the answer, each run of it trimmed of the white space around it and
-    runs joined by a blank line. An end-of-turn token at the very end
-    (``<|im_end|>``, ``<|eot_id|>``, ``</s>``...) is dropped.
+    Calls keep their names, ids where the family writes them, and their
+    arguments as written (key order, integers of any size). The text
+    outside thinking and calls is the answer, each run of it trimmed of the
+    white space around it and runs joined by a blank line. End-of-turn
+    tokens at the very end (``<|im_end|>``, ``<|eot_id|>``, ``</s>``, the
+    family's own: see :data:`COMMON_ENDS` and :attr:`Style.ends`) are dropped.
 
     A call that cannot be read (JSON cut off or malformed, no name,
     arguments that are not an object, a tag the syntax does not have)
@@ -302,11 +312,11 @@ class OutputStream:
     The text deltas, joined, are the message's ``content``; the thinking
     deltas its reasoning. A call is announced once its name is known: for
     Mistral's ``[ARGS]`` syntax its arguments then stream as they come; for
-    the other syntaxes, which wrap the arguments in the call's JSON, they
-    come whole when the call ends.
+    the syntaxes that wrap the arguments in the call's JSON, they come whole
+    when the call ends.
     """
 
-    def __init__(self, *, style: Style, in_thinking: bool = False) -> None:
+    def __init__(self, *, style: str | Style, in_thinking: bool = False) -> None:
         self._reader = GenerationReader(style, in_thinking)
 
     def feed(self, chunk: str) -> list[Delta]:
@@ -330,6 +340,39 @@ class OutputStream:
     def partial(self) -> AssistantMessage:
         """The message so far: text and reasoning shown, calls complete. For a cancelled reply."""
         return self._reader.message()
+
+
+def register_style(
+    name: str,
+    *,
+    calls: Mapping[str, CallReader] | None = None,
+    thinking: Mapping[str, str] = THINK,
+    ends: tuple[str, ...] = (),
+    opening: CallReader | None = None,
+    read: Callable[[Style, Cursor], Reading] | None = None,
+    marks: tuple[str, ...] = (),
+    outranks: tuple[str, ...] = (),
+) -> Style:
+    """Add a family's style, known from now on by ``name`` (see :class:`Style` for the rest).
+
+    ``parse_output(text, style=name)`` and ``OutputStream(style=name)`` then
+    read with it, and :func:`style_for` recognises its templates by
+    ``marks``. A name already known (a built-in style's, or one registered
+    before) raises ``ValueError``. The style is returned; passing it as
+    ``style=`` works without registering it too.
+    """
+    return register(
+        Style(
+            name,
+            calls=calls,
+            thinking=thinking,
+            ends=ends,
+            opening=opening,
+            read=read,
+            marks=marks,
+            outranks=outranks,
+        )
+    )
 
 
 _OPENERS: Final = ("<think>", "[THINK]")
