@@ -174,6 +174,7 @@ class Cursor:
         "_out",
         "_pos",
         "_section_at",
+        "_seen",
         "_streamed",
         "_text_errors",
         "_text_space",
@@ -195,6 +196,7 @@ class Cursor:
         self._end_tags = tags_of(ends)
         self._buf = ""
         self._pos = 0  # where reading is, in _buf
+        self._seen = 0  # the end of what a method returned, in _buf: take() stops there
         self._base = 0  # the offset of _buf[0] in the whole generation
         self._final = False
         self._keep: int | None = None  # an offset whose text must stay in _buf
@@ -224,6 +226,7 @@ class Cursor:
             self._buf = self._buf[cut:] + chunk
         self._base += cut
         self._pos -= cut
+        self._seen = max(0, self._seen - cut)
 
     def _end(self) -> None:
         """The text is all there: every method now decides with what it has."""
@@ -273,10 +276,14 @@ class Cursor:
         return self._buf[offset - self._base : self._pos]
 
     def take(self, count: int) -> str:
-        """Move past the next ``count`` characters (which a method returned), and return them."""
+        """Move past the next ``count`` characters, which a method returned, and return them.
+
+        Only text :meth:`peek`, :meth:`peek_to` or :meth:`startswith` gave
+        can be taken: text they have not settled may not be there yet.
+        """
         end = self._pos + count
-        if count < 0 or end > len(self._buf):
-            raise ValueError(f"take({count}) goes past the text read so far")
+        if count < 0 or end > max(self._seen, self._pos):
+            raise ValueError(f"take({count}) goes past the text a method returned")
         piece = self._buf[self._pos : end]
         self._pos = end
         return piece
@@ -285,7 +292,9 @@ class Cursor:
         """The next ``count`` characters, not taken; fewer only at the end of the text."""
         while len(self._buf) - self._pos < count and not self._final:
             yield
-        return self._buf[self._pos : self._pos + count]
+        found = self._buf[self._pos : self._pos + count]
+        self._seen = self._pos + len(found)
+        return found
 
     def peek_to(self, stops: str, limit: int) -> Wait[str]:
         """The next characters up to and including the first of ``stops``, not taken.
@@ -299,8 +308,10 @@ class Cursor:
             window = buf[pos : pos + limit]
             for at in range(scanned, len(window)):
                 if window[at] in stops:
+                    self._seen = pos + at + 1
                     return window[: at + 1]
             if len(window) >= limit or self._final:
+                self._seen = pos + len(window)
                 return window
             scanned = len(window)
             yield
@@ -312,11 +323,15 @@ class Cursor:
             rest = self._buf[self._pos : self._pos + known.longest]
             if rest and rest[0] not in known.firsts:
                 return ""
-            if len(rest) == known.longest or self._final:
-                return next((option for option in known.by_length if rest.startswith(option)), "")
-            # The text so far is shorter than an option: decide only if none could follow.
-            if not any(len(option) > len(rest) and option.startswith(rest) for option in options):
-                return next((option for option in known.by_length if rest.startswith(option)), "")
+            if (
+                len(rest) == known.longest
+                or self._final
+                or not any(len(o) > len(rest) and o.startswith(rest) for o in options)
+            ):
+                # No option can still grow out of the text: the answer is settled.
+                found = next((option for option in known.by_length if rest.startswith(option)), "")
+                self._seen = self._pos + len(found)
+                return found
             yield
 
     def skip_space(self) -> Wait[None]:
@@ -563,6 +578,12 @@ class Cursor:
         at: int | None = None,
     ) -> None:
         """Add a call that has been read whole; it ends the run of text before it."""
+        if type(name) is not str or not name:
+            raise self.error("a tool call has no name", at)
+        if type(arguments) is not dict:
+            raise self.error(f"the arguments of tool call {name!r:.60} are not a JSON object", at)
+        if call_id is not None and type(call_id) is not str:
+            raise self.error(f"tool call {name!r:.60} has an id that is not text", at)
         if self._tools is not None and name not in self._tools:
             raise self._not_offered(name, at)
         try:
