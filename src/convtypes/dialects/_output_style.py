@@ -282,6 +282,11 @@ def all_styles() -> list[Style]:
     return builtin + [style for name, style in _REGISTERED.items() if name not in BUILTIN]
 
 
+def thinking_openers() -> set[str]:
+    """The thinking openers of every style known."""
+    return {opener for style in all_styles() for opener in style.thinking}
+
+
 def style_for(template: str) -> Style | None:
     """The style of the family whose chat template ``template`` is, or ``None``.
 

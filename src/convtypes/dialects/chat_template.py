@@ -33,10 +33,11 @@ from .._errors import MAX_DEPTH, WireError
 from .._jsonvalue import check_json
 from .._messages import AssistantMessage, Message
 from .._unknown import UnknownMessage
+from . import _template_continue as prefill
 from ._errors import DialectError, Unsupported
 from ._generation import GenerationReader
 from ._output_cursor import CallReader, Cursor, Reading, Wait
-from ._output_style import BUILTIN, COMMON_ENDS, THINK, Style, register
+from ._output_style import BUILTIN, COMMON_ENDS, THINK, Style, register, thinking_openers
 from ._reply import Delta
 from ._template_errors import OutputError, TemplateError
 from ._template_messages import IdStyle
@@ -173,7 +174,8 @@ def render(
     template: str,
     *,
     tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
-    add_generation_prompt: bool = True,
+    add_generation_prompt: bool | None = None,
+    continue_final_message: bool | str = False,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     ids: IdStyle = "default",
@@ -187,7 +189,15 @@ def render(
     ``tools`` as ``{"type": "function", "function": {"name", "description",
     "parameters"}}`` (a ``ToolSpec``, or a dict already in that form, passed
     as given), ``documents`` (``None`` unless given), and
-    ``add_generation_prompt``, True here since a backend renders to generate.
+    ``add_generation_prompt``, by default True here since a backend renders
+    to generate.
+
+    ``continue_final_message=True`` prefills: the prompt ends inside the
+    last message, as transformers makes it, for the model to go on with it
+    (``add_generation_prompt`` is then False, and True with it is a
+    ``ValueError``). A field name continues that field of the message
+    (``"reasoning_content"``). A message the template drops or changes
+    cannot be continued: :class:`TemplateError`.
 
     ``variables`` are the rest of what the template reads: the tokenizer's
     special tokens, which transformers passes for you and which must be
@@ -207,9 +217,21 @@ def render(
     """
     if not isinstance(template, str):
         raise TypeError(_not_a_template(template))
+    if type(continue_final_message) not in (bool, str):
+        raise TypeError(
+            "continue_final_message must be True, False or a field's name, "
+            f"not {continue_final_message!r:.60}"
+        )
+    if add_generation_prompt is None:
+        add_generation_prompt = not continue_final_message
     if type(add_generation_prompt) is not bool:
         raise TypeError(
             f"add_generation_prompt must be True or False, not {add_generation_prompt!r}"
+        )
+    if continue_final_message and add_generation_prompt:
+        raise ValueError(
+            "continue_final_message and add_generation_prompt=True cannot go together: one "
+            "continues the last message, the other starts a new one"
         )
     chat = _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
     if not chat:
@@ -234,7 +256,11 @@ def render(
         not isinstance(documents, list) or not all(isinstance(d, dict) for d in documents)
     ):
         raise TypeError("documents must be a list of dicts (each with 'title' and 'text')")
-    return run(template, context)
+    if not continue_final_message:
+        return run(template, context)
+    field = continue_final_message if isinstance(continue_final_message, str) else "content"
+    text = prefill.mark(context["messages"], field, template)
+    return prefill.cut(run(template, context), text)
 
 
 def _not_a_template(template: object) -> str:
@@ -263,7 +289,13 @@ def _not_a_template(template: object) -> str:
     )
 
 
-def parse_output(text: str, *, style: str | Style, in_thinking: bool = False) -> AssistantMessage:
+def parse_output(
+    text: str,
+    *,
+    style: str | Style,
+    in_thinking: bool = False,
+    tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+) -> AssistantMessage:
     """A model's raw generation as an ``AssistantMessage``.
 
     ``style`` names how the model's family writes (see :data:`STYLES`, and
@@ -282,6 +314,14 @@ def parse_output(text: str, *, style: str | Style, in_thinking: bool = False) ->
     tokens at the very end (``<|im_end|>``, ``<|eot_id|>``, ``</s>``, the
     family's own: see :data:`COMMON_ENDS` and :attr:`Style.ends`) are dropped.
 
+    ``tools``, when given, are the tools the prompt offered (``ToolSpec``,
+    or dicts in the Hugging Face form ``render`` takes). A call to a name
+    not among them is then answer text for the styles that write calls as
+    bare JSON (a Llama answer in JSON mode: ``{"name": "Alice", ...}``),
+    and an error for the others, whose markers leave no doubt that a call
+    was meant. Styles that write arguments as text (Qwen3.5's
+    ``<parameter=...>``) read each value as the tool's schema types it.
+
     A call that cannot be read (JSON cut off or malformed, no name,
     arguments that are not an object, a tag the syntax does not have)
     raises :class:`OutputError` with the character ``offset`` of the
@@ -289,7 +329,7 @@ def parse_output(text: str, *, style: str | Style, in_thinking: bool = False) ->
     """
     if type(text) is not str:
         raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
-    reader = GenerationReader(style, in_thinking)
+    reader = GenerationReader(style, in_thinking, tools)
     reader.feed(text)
     reader.finish()
     return reader.message()
@@ -316,8 +356,14 @@ class OutputStream:
     when the call ends.
     """
 
-    def __init__(self, *, style: str | Style, in_thinking: bool = False) -> None:
-        self._reader = GenerationReader(style, in_thinking)
+    def __init__(
+        self,
+        *,
+        style: str | Style,
+        in_thinking: bool = False,
+        tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+    ) -> None:
+        self._reader = GenerationReader(style, in_thinking, tools)
 
     def feed(self, chunk: str) -> list[Delta]:
         """Take the next chunk of generated text; :class:`OutputError` if it cannot be read."""
@@ -375,20 +421,19 @@ def register_style(
     )
 
 
-_OPENERS: Final = ("<think>", "[THINK]")
-_CLOSERS: Final = ("</think>", "[/THINK]")
-
-
 def opens_thinking(prompt: str) -> bool:
     """Whether ``prompt`` ends inside a thinking block the generation will close.
 
-    True when its last ``<think>`` (or ``[THINK]``) comes after its last
-    ``</think>`` (or ``[/THINK]``), as in the prompts of QwQ, DeepSeek-R1
-    and Qwen3.5 with thinking on; pass the answer as ``in_thinking`` to
-    :func:`parse_output` and :class:`OutputStream`.
+    True when the prompt ends with a thinking opener of a known style
+    (``<think>``, ``[THINK]``, ``<seed:think>``...), white space aside, as
+    the generation prompts of QwQ, DeepSeek-R1 and Qwen3.5 with thinking on
+    do; pass the answer as ``in_thinking`` to :func:`parse_output` and
+    :class:`OutputStream`. Only the end counts: an opener earlier in the
+    prompt is text of a past turn (a user asking what ``<think>`` means).
+    A prompt that prefills some reasoning after the opener is not
+    recognised; pass ``in_thinking=True`` yourself.
     """
     if type(prompt) is not str:
         raise TypeError(f"prompt must be a str, not {type(prompt).__name__}")
-    opened = max(prompt.rfind(tag) for tag in _OPENERS)
-    closed = max(prompt.rfind(tag) for tag in _CLOSERS)
-    return opened > closed
+    end = prompt.rstrip()
+    return any(end.endswith(opener) for opener in thinking_openers())
