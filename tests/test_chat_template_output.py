@@ -719,3 +719,97 @@ def test_mismatched_brackets_are_called_so() -> None:
     )
     with pytest.raises(OutputError, match=r"a '\}' closes a '\['"):
         parse_output('<tool_call>{"name": "f", "arguments": {"a": [1}}', style="hermes")
+
+
+# --- on_error="text": nothing lost on a bad call ------------------------------------------
+
+KEPT: list[tuple[str, str, ct.AssistantMessage]] = [
+    # Qwen3.5's XML call read as hermes: its text stays, and so do the thinking
+    # and the text before it.
+    (
+        "hermes",
+        "<think>\nCheck the weather.\n</think>\n\nLet me look.\n<tool_call>\n<function=get_weather>\n"
+        "<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call><|im_end|>",
+        msg(
+            "Let me look.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n"
+            "</parameter>\n</function>\n</tool_call>",
+            thinking="Check the weather.",
+        ),
+    ),
+    # Cut off at max_tokens: the call's start is the answer's end.
+    (
+        "hermes",
+        'Sure. <tool_call>\n{"name": "f", "arguments": {"a": ',
+        msg('Sure. <tool_call>\n{"name": "f", "arguments": {"a":'),
+    ),
+    # A good call, then a bad one: the good one stays a call.
+    (
+        "hermes",
+        '<tool_call>{"name": "a", "arguments": {}}</tool_call>\n'
+        '<tool_call>{"name": "b", "arguments": {x}}</tool_call> Done.',
+        msg('<tool_call>{"name": "b", "arguments": {x}}</tool_call> Done.', (call("a", {}),)),
+    ),
+    (
+        "hermes",
+        '<tool_call>{"name": "f", "arguments": {}} and then',
+        msg("and then", (call("f", {}),)),
+    ),
+    (
+        "llama3",
+        "Searching. <|python_tag|>brave_search.call(query='x')<|eom_id|>",
+        msg("Searching. <|python_tag|>brave_search.call(query='x')"),
+    ),
+    (
+        "mistral",
+        '[THINK]Paris.[/THINK]On it.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"',
+        msg('On it.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"', thinking="Paris."),
+    ),
+    (
+        "mistral",
+        '[TOOL_CALLS]a[ARGS]{"x": 1}[TOOL_CALLS]b[FOO]{}</s>',
+        msg("[TOOL_CALLS]b[FOO]{}", (call("a", {"x": 1}),)),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("style", "text", "expected"), KEPT, ids=[f"{n}" for n in range(len(KEPT))]
+)
+def test_on_error_text_keeps_a_bad_call_as_text_with_all_around_it(
+    style: str, text: str, expected: ct.AssistantMessage
+) -> None:
+    with pytest.raises(OutputError):
+        parse_output(text, style=style)  # the default raises
+    assert parse_output(text, style=style, on_error="text") == expected
+    for at in range(len(text) + 1):
+        stream = OutputStream(style=style, on_error="text")
+        deltas = stream.feed(text[:at]) + stream.feed(text[at:]) + stream.finish()
+        assert stream.result() == expected
+        _check_deltas(expected, deltas)
+
+
+def test_on_error_text_announces_a_call_only_once_it_is_whole() -> None:
+    stream = OutputStream(style="mistral", on_error="text")
+    assert stream.feed('[TOOL_CALLS]get_weather[ARGS]{"city": "Pa') == []
+    assert stream.feed('ris"}') == [
+        ToolCallStart(0, None, "get_weather"),
+        ToolCallDelta(0, '{"city":"Paris"}'),
+    ]
+    with pytest.raises(ValueError, match='on_error= must be "raise" or "text"'):
+        parse_output("x", style="hermes", on_error="ignore")  # type: ignore[arg-type]
+
+
+@settings(max_examples=examples(300, 100))
+@given(st.sampled_from(CORPUS), st.lists(st.integers(0, 200), max_size=8))
+def test_on_error_text_never_raises_and_any_split_agrees(
+    case: tuple[str, bool, str], cuts: list[int]
+) -> None:
+    style, in_thinking, text = case
+    whole = parse_output(text, style=style, in_thinking=in_thinking, on_error="text")
+    stream = OutputStream(style=style, in_thinking=in_thinking, on_error="text")
+    deltas: list[Any] = []
+    for piece in _split(text, cuts):
+        deltas += stream.feed(piece)
+    deltas += stream.finish()
+    assert stream.result() == whole
+    _check_deltas(whole, deltas)

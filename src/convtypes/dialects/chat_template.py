@@ -35,7 +35,7 @@ from .._messages import AssistantMessage, Message
 from .._unknown import UnknownMessage
 from . import _template_continue as prefill
 from ._errors import DialectError, Unsupported
-from ._generation import GenerationReader
+from ._generation import GenerationReader, OnError
 from ._output_cursor import CallReader, Cursor, Reading, Wait
 from ._output_style import BUILTIN, COMMON_ENDS, THINK, Style, register, thinking_openers
 from ._reply import Delta
@@ -55,6 +55,7 @@ __all__ = [
     "Cursor",
     "IdStyle",
     "OutputError",
+    "OnError",
     "OutputStream",
     "Reading",
     "Style",
@@ -295,6 +296,7 @@ def parse_output(
     style: str | Style,
     in_thinking: bool = False,
     tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+    on_error: OnError = "raise",
 ) -> AssistantMessage:
     """A model's raw generation as an ``AssistantMessage``.
 
@@ -325,11 +327,13 @@ def parse_output(
     A call that cannot be read (JSON cut off or malformed, no name,
     arguments that are not an object, a tag the syntax does not have)
     raises :class:`OutputError` with the character ``offset`` of the
-    trouble.
+    trouble. With ``on_error="text"`` it is kept instead, as the raw text
+    it was, in the answer's ``content``, with the text, reasoning and calls
+    around it: for a reply to show even when a call in it is broken.
     """
     if type(text) is not str:
         raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
-    reader = GenerationReader(style, in_thinking, tools)
+    reader = GenerationReader(style, in_thinking, tools, on_error)
     reader.feed(text)
     reader.finish()
     return reader.message()
@@ -353,7 +357,8 @@ class OutputStream:
     deltas its reasoning. A call is announced once its name is known: for
     Mistral's ``[ARGS]`` syntax its arguments then stream as they come; for
     the syntaxes that wrap the arguments in the call's JSON, they come whole
-    when the call ends.
+    when the call ends. With ``on_error="text"`` a call is announced only
+    once it is read whole, since until then it may turn out to be text.
     """
 
     def __init__(
@@ -362,8 +367,9 @@ class OutputStream:
         style: str | Style,
         in_thinking: bool = False,
         tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+        on_error: OnError = "raise",
     ) -> None:
-        self._reader = GenerationReader(style, in_thinking, tools)
+        self._reader = GenerationReader(style, in_thinking, tools, on_error)
 
     def feed(self, chunk: str) -> list[Delta]:
         """Take the next chunk of generated text; :class:`OutputError` if it cannot be read."""
