@@ -728,8 +728,8 @@ KEPT: list[tuple[str, str, ct.AssistantMessage]] = [
     # and the text before it.
     (
         "hermes",
-        "<think>\nCheck the weather.\n</think>\n\nLet me look.\n<tool_call>\n<function=get_weather>\n"
-        "<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call><|im_end|>",
+        "<think>\nCheck the weather.\n</think>\n\nLet me look.\n<tool_call>\n"
+        "<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call><|im_end|>",
         msg(
             "Let me look.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n"
             "</parameter>\n</function>\n</tool_call>",
