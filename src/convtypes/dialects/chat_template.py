@@ -13,8 +13,9 @@ writes back into a reply. This module does both:
 - :func:`parse_output` reads a generation written in a family's style
   (``"hermes"``, ``"llama3"``, ``"mistral"``...) into an
   ``AssistantMessage``, and :class:`OutputStream` does the same chunk by
-  chunk; :func:`register_style` adds a family's style of one's own, read
-  through a :class:`Cursor`.
+  chunk; :func:`style_for` tells from a chat template which style its
+  model writes, and :func:`register_style` adds a family's style of one's
+  own, read through a :class:`Cursor`.
 
 What every dialect does, this one does too: external tool results are
 fenced, tool-call ids are unique and pair calls with results, and anything
@@ -37,7 +38,15 @@ from . import _template_continue as prefill
 from ._errors import DialectError, Unsupported
 from ._generation import GenerationReader, OnError
 from ._output_cursor import CallReader, Cursor, Reading, Wait
-from ._output_style import BUILTIN, COMMON_ENDS, THINK, Style, register, thinking_openers
+from ._output_style import (
+    BUILTIN,
+    COMMON_ENDS,
+    THINK,
+    Style,
+    register,
+    style_for,
+    thinking_openers,
+)
 from ._reply import Delta
 from ._template_errors import OutputError, TemplateError
 from ._template_messages import IdStyle
@@ -65,6 +74,7 @@ __all__ = [
     "parse_output",
     "register_style",
     "render",
+    "style_for",
     "to_messages",
 ]
 
