@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Mapping
 from types import MappingProxyType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from .._errors import WireError
 from .._messages import AssistantMessage, ThinkingBlock, ToolCall
@@ -44,6 +44,14 @@ CallReader = Callable[["Cursor", str], Reading]
 JOIN: Final = "\n\n"
 
 _SPACE: Final = re.compile(r"\s*")
+
+
+class Span(Protocol):
+    """What finds where a value ends as its text streams in (``JsonSpan``, ``PySpan``)."""
+
+    mismatch: tuple[str, str] | None
+
+    def feed(self, text: str) -> int | None: ...
 
 
 class _NotACall(Exception):
@@ -371,22 +379,32 @@ class Cursor:
         (at ``at``, by default the call section's start) for brackets that
         do not match. Call it only where the text goes on with ``{`` or ``[``.
         """
-        span = JsonSpan()
-        scanned = 0  # how much of the text after _pos the span has seen
+        return self.span(JsonSpan(), at=at, stream=stream)
+
+    def span(
+        self, counter: Span, *, at: int | None = None, stream: bool = False
+    ) -> Wait[str | None]:
+        """As :meth:`json`, for a value whose end ``counter`` finds (Python's, say).
+
+        ``counter.feed(piece)`` is given the text from here on, piece by
+        piece, and returns where in the piece the value ends (or ``None``);
+        its ``mismatch``, when set, names the brackets that do not match.
+        """
+        scanned = 0  # how much of the text after _pos the counter has seen
         stream = stream and self._announced is not None and not self._text_errors
         index = len(self._calls)
         while True:
             buf, pos = self._buf, self._pos
             fresh = buf[pos + scanned :]
-            end = span.feed(fresh) if fresh else None
+            end = counter.feed(fresh) if fresh else None
             if end is not None:
                 if stream:
                     self._out.append(ToolCallDelta(index, fresh[:end]))
                     self._streamed = True
                 stop = pos + scanned + end
                 self._pos = stop
-                if span.mismatch is not None:
-                    opened, closing = span.mismatch
+                if counter.mismatch is not None:
+                    opened, closing = counter.mismatch
                     raise self.error(
                         f"the tool call's brackets do not match: a {closing!r} closes a {opened!r}",
                         at,
