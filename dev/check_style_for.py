@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from convtypes.dialects.chat_template import STYLES, Style, style_for
 from convtypes.dialects import _output_style as styles
+from convtypes.dialects.chat_template import STYLES, Style, style_for
 
 KNOWN: dict[str, str | None] = {
     "Qwen-Qwen2.5-7B-Instruct.jinja": "hermes",

@@ -50,6 +50,50 @@ FRAGMENTS: list[tuple[str, str, str | None]] = [
         '{{- "[TOOL_CALLS][" }}{%- for tool_call in message.tool_calls %}',
         "mistral",
     ),
+    (
+        "Qwen3.5",
+        "{{- '<tool_call>\\n<function=' + tool_call.name + '>\\n' }}{%- for args_name, args_value "
+        "in tool_call.arguments|items %}{{- '<parameter=' + args_name + '>\\n' }}",
+        "qwen3_coder",
+    ),
+    (
+        "Seed-OSS",
+        "{{ '<seed:tool_call>\\n<function=' + tool_call.function.name + '>' }}",
+        "qwen3_coder",
+    ),
+    (
+        "GLM-4.5",
+        "{{ '<tool_call>' + tc.name }}{% for k, v in tc.arguments.items() %}"
+        "{{ '\\n<arg_key>' + k + '</arg_key>\\n<arg_value>' + v + '</arg_value>' }}{% endfor %}",
+        "glm45",
+    ),
+    (
+        "Llama 3.2, pythonic",
+        "If you decide to invoke any of the function(s), you MUST put it in the format of "
+        "[func_name1(params_name1=params_value1, params_name2=params_value2...), "
+        "func_name2(params)]"
+        '\nRespond in the format {"name": function name, "parameters": dictionary of argument '
+        "name and its value} is not used here.",
+        "pythonic",
+    ),
+    ("Llama 4", "{{- '<|python_start|>' }}{{ tool_call.function.name }}(", "pythonic"),
+    (
+        "LFM2",
+        "{{- '<|tool_call_start|>[' + calls | join(', ') + ']<|tool_call_end|>' }}",
+        "pythonic",
+    ),
+    (
+        "DeepSeek-R1",
+        "{{'<\uff5cAssistant\uff5c><\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call"
+        "\u2581begin\uff5c>' + tool['type'] + '<\uff5ctool\u2581sep\uff5c>' + name }}",
+        "deepseek",
+    ),
+    (
+        "gpt-oss",
+        '{{- "<|start|>assistant to=" }}'
+        '{{- "functions." + tool_call.name + "<|channel|>commentary " }}',
+        "harmony",
+    ),
     # No tools at all: nothing to tell the family by.
     (
         "plain ChatML",

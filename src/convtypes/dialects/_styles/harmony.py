@@ -16,8 +16,9 @@ The channel says what the content is: ``analysis`` is reasoning,
 header that names a recipient (``to=functions.get_weather``, before or
 after the channel) makes the message a call, its content the arguments as
 JSON; the ``functions.`` of the recipient is dropped from the call's name,
-and a built-in tool's recipient (``browser.search``, ``python``) is kept
-whole. Reasoning and text of several messages are joined by a blank line.
+and a built-in tool's recipient (``browser.search``) is kept whole. Content
+that is not a JSON object (the ``python`` tool's code) is not a call this
+can hold, and raises. Reasoning and text of several messages are joined by a blank line.
 ``<|call|>`` and ``<|return|>``, which stop the generation, may be missing
 from the text: a call whose JSON is whole at the end is read.
 """
@@ -116,13 +117,16 @@ def read_header(cur: Cursor, header: _Header, tag: str) -> Reading:
     kind = content_type(text, channel)
     cur.announce(name)
     content, stop = yield from cur.until(CALL, END, RETURN)
-    if kind not in ("", "json") and not kind.endswith("json"):
-        raise cur.error(f"a call to {name!r:.60} whose arguments are {kind!r:.20}, not JSON")
     try:
         arguments = parse_arguments(content)
     except ValueError as err:
         if not stop:
             raise cur.error("the tool call is cut off") from None
+        if kind and "json" not in kind:
+            # The python tool's code, say: no arguments a call can hold.
+            raise cur.error(
+                f"a call to {name!r:.60} whose content is {kind!r:.20}, not JSON"
+            ) from None
         raise cur.error(f"the call's arguments cannot be read: {err}") from None
     cur.add_call(name, arguments)
 

@@ -28,7 +28,7 @@ CLOSERS: Final = {
     "<|tool_call_start|>": "<|tool_call_end|>",
     "<|python_tag|>": "",
 }
-_LOOKS_LIKE_A_CALL: Final = re.compile(r"\[\s*[A-Za-z_][A-Za-z0-9_]*\s*\($")
+_LOOKS_LIKE_A_CALL: Final = re.compile(r"\[\s*[A-Za-z_][A-Za-z0-9_.]*\s*\($")
 _HEAD_LIMIT: Final = 200
 
 
