@@ -86,6 +86,12 @@ READS: list[tuple[str, Any, object]] = [
         None,
         msg("", (call("get_weather", {"city": "Oslo"}), call("get_time", {}))),
     ),
+    # A value that starts like JSON and is not: its text (this once raised IndexError).
+    (
+        "<tool_call>f\n" + pairs(a="[1,", b="{'k'") + "</tool_call>",
+        None,
+        msg("", (call("f", {"a": "[1,", "b": "{'k'"}),)),
+    ),
     # Thinking switched off: the empty block, then the answer.
     ("<think></think>\nParis.<|user|>", None, msg("Paris.")),
 ]

@@ -196,6 +196,8 @@ class _Reader:
     def value(self, room: int) -> Any:
         self.space()
         char = self.peek()
+        if not char:
+            raise self.fail("a value missing at the end of the text")
         after = self.text[self.pos + 1 : self.pos + 2]
         if char in "'\"" or (char in "rRuU" and after and after in "'\""):
             return self.string()
@@ -203,14 +205,12 @@ class _Reader:
             if room <= 0:
                 raise self.fail(f"a value nested deeper than {MAX_DEPTH} levels")
             return self.container(char, room - 1)
-        if char and (char.isdigit() or char in "-+."):
+        if char.isdigit() or char in "-+.":
             return self.number()
         word = _NAME.match(self.text, self.pos)
         if word is not None and word.group() in _WORDS:
             self.pos = word.end()
             return _WORDS[word.group()]
-        if not char:
-            raise self.fail("a value missing at the end of the text")
         raise self.fail(f"a value that is not a literal: {self.text[self.pos : self.pos + 20]!r}")
 
     def container(self, opener: str, room: int) -> Any:
