@@ -364,10 +364,10 @@ class OutputStream:
     only what could still start a tag, white space at the edge of a run of
     text, and an opening brace of a Llama answer until its object closes.
     The text deltas, joined, are the message's ``content``; the thinking
-    deltas its reasoning. A call is announced once its name is known: for
-    Mistral's ``[ARGS]`` syntax its arguments then stream as they come; for
-    the syntaxes that wrap the arguments in the call's JSON, they come whole
-    when the call ends. With ``on_error="text"`` a call is announced only
+    deltas its reasoning. A call is announced once its name is known. Where
+    the arguments are a JSON object of their own after the name (Mistral's
+    ``[ARGS]``, DeepSeek's) they then stream as they come; otherwise they
+    come whole when the call ends. With ``on_error="text"`` a call is announced only
     once it is read whole, since until then it may turn out to be text.
     """
 
