@@ -68,6 +68,8 @@ class GenerationReader:
         in_thinking: bool,
         tools: object = None,
         on_error: object = "raise",
+        *,
+        emit: bool = True,
     ) -> None:
         self._style = get_style(style)
         if type(in_thinking) is not bool:
@@ -75,7 +77,11 @@ class GenerationReader:
         if type(on_error) is not str or on_error not in ON_ERRORS:
             raise ValueError(f'on_error= must be "raise" or "text", not {on_error!r:.80}')
         self._cur = Cursor(
-            self._style.ends, in_thinking, offered_tools(tools), text_errors=on_error == "text"
+            self._style.ends,
+            in_thinking,
+            offered_tools(tools),
+            text_errors=on_error == "text",
+            emit=emit,
         )
         self._reading: Reading | None = _whole(self._style, self._cur)
         self._finished = False

@@ -172,6 +172,7 @@ class Cursor:
         "_buf",
         "_calls",
         "_content",
+        "_emit",
         "_end_tags",
         "_final",
         "_in_run",
@@ -197,10 +198,12 @@ class Cursor:
         in_thinking: bool,
         tools: Mapping[str, dict[str, Any]] | None,
         text_errors: bool,
+        emit: bool = True,
     ) -> None:
         self._in_thinking = in_thinking
         self._tools = None if tools is None else MappingProxyType(dict(tools))
         self._text_errors = text_errors
+        self._emit = emit  # whether to make deltas: a whole read (parse_output) needs none
         self._end_tags = tags_of(ends)
         self._buf = ""
         self._pos = 0  # where reading is, in _buf
@@ -391,7 +394,7 @@ class Cursor:
         its ``mismatch``, when set, names the brackets that do not match.
         """
         scanned = 0  # how much of the text after _pos the counter has seen
-        stream = stream and self._announced is not None and not self._text_errors
+        stream = stream and self._announced is not None and not self._text_errors and self._emit
         index = len(self._calls)
         while True:
             buf, pos = self._buf, self._pos
@@ -489,7 +492,8 @@ class Cursor:
         if core:
             text = self._text_space + core
             self._content.append(text)
-            self._out.append(TextDelta(text))
+            if self._emit:
+                self._out.append(TextDelta(text))
             self._text_space = piece[len(core) :]
         else:
             self._text_space += piece
@@ -507,7 +511,8 @@ class Cursor:
         if core:
             text = self._thinking_space + core
             self._thinking.append(text)
-            self._out.append(ThinkingDelta(text))
+            if self._emit:
+                self._out.append(ThinkingDelta(text))
             self._thinking_space = piece[len(core) :]
         else:
             self._thinking_space += piece
@@ -584,7 +589,7 @@ class Cursor:
         if self._tools is not None and name not in self._tools:
             raise self._not_offered(name, at)
         self._announced = (name, call_id)
-        if not self._text_errors:
+        if not self._text_errors and self._emit:
             self._out.append(ToolCallStart(len(self._calls), call_id, name))
 
     def add_call(
@@ -610,7 +615,9 @@ class Cursor:
             raise self.error(f"tool call {name!r:.60} cannot be kept: {err}", at) from None
         index = len(self._calls)
         self._calls.append(call)
-        if self._announced is None or self._text_errors:
+        if not self._emit:
+            pass
+        elif self._announced is None or self._text_errors:
             self._out.append(ToolCallStart(index, call.id, call.name))
             self._out.append(ToolCallDelta(index, arguments_json(call.arguments)))
         elif not self._streamed:

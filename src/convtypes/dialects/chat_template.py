@@ -343,7 +343,7 @@ def parse_output(
     """
     if type(text) is not str:
         raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
-    reader = GenerationReader(style, in_thinking, tools, on_error)
+    reader = GenerationReader(style, in_thinking, tools, on_error, emit=False)
     reader.feed(text)
     reader.finish()
     return reader.message()
