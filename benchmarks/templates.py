@@ -180,8 +180,11 @@ def _deepseek(token: str) -> str:
     return "<\uff5c" + token.replace(" ", "\u2581") + "\uff5c>"
 
 
-def written(style: str) -> str:
-    """The reply of :func:`generation` (reasoning, answer, six calls) as ``style`` writes it."""
+def written(style: str) -> str | None:
+    """The reply of :func:`generation` (reasoning, answer, six calls) as ``style`` writes it.
+
+    ``None`` for a style this has no writer for yet.
+    """
     think = f"<think>\n{REASONING}\n</think>\n\n"
     if style == "hermes":
         return generation()
@@ -243,7 +246,7 @@ def written(style: str) -> str:
             f"{think}{ANSWER}{_deepseek('tool calls begin')}{calls}{_deepseek('tool calls end')}"
             + _deepseek("end of sentence")
         )
-    raise ValueError(f"no writer for the style {style!r}")
+    return None
 
 
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
@@ -405,7 +408,7 @@ def _before_and_after(rev: str, rounds: int, calls: int) -> list[str]:
         "| --- | ---: | ---: | ---: |",
     ]
     for style in ("hermes", "llama3", "mistral"):
-        text = written(style)
+        text = written(style) or ""
         now = parse_output(text, style=style)
         then = before.parse_output(text, style=style)
         # The two packages' classes differ: compare what the messages hold.
@@ -432,7 +435,8 @@ def _before_and_after(rev: str, rounds: int, calls: int) -> list[str]:
 def _styles(rounds: int, calls: int) -> list[str]:
     """OutputStream of the same reply in each built-in style, per MB, against hermes."""
     expected = by_hand(generation())
-    texts = {style: written(style) for style in STYLES}
+    texts = {style: text for style in STYLES if (text := written(style)) is not None}
+    unwritten = [style for style in STYLES if style not in texts]
     tools = [SEARCH]
     for style, text in texts.items():
         read = streamed(text, style=style, tools=tools)
@@ -461,6 +465,8 @@ def _styles(rounds: int, calls: int) -> list[str]:
             f"{statistics.median(theirs) * 1e9:.0f} | {statistics.median(ratios):.2f}x "
             f"({ratios[0]:.2f}\u2013{ratios[-1]:.2f}) |"
         )
+    if unwritten:
+        lines += ["", f"Not timed (no writer in written() yet): {', '.join(unwritten)}."]
     return lines
 
 
