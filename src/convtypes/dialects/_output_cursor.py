@@ -527,13 +527,15 @@ class Cursor:
     def section(self, reader: CallReader, marker: str) -> Reading:
         """Read the call ``marker`` (just taken) begins, with ``reader``.
 
-        The section's text runs from the marker. If the reader raises
+        The section's text runs from the marker: call this right after the
+        method that took it, with no wait between (``""`` when there is no
+        marker, as for calls a family writes bare). If the reader raises
         ``cur.not_a_call()``, or an ``OutputError`` when reading with
         ``on_error="text"``, what it read since the marker (or since the
         last call it completed) is shown as text, and reading goes on from
         where the reader stopped.
         """
-        start = self.offset - len(marker)
+        start = max(self.offset - len(marker), self._base)
         self._section_at = self._mark = start
         self._keep = start
         self._announced = None
