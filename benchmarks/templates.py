@@ -3,6 +3,7 @@
     python benchmarks/templates.py                  # 21 rounds
     python benchmarks/templates.py --quick          # 3 rounds
     python benchmarks/templates.py --template PATH  # time a template of your own as well
+    python benchmarks/templates.py --baseline REV   # the readers of commit REV beside today's
 
 Two tables, each run side by side in one process, the two sides taking
 turns within each round; a ratio is the median of the per-round ratios,
@@ -19,7 +20,12 @@ with their range.
   answer, six tool calls in ``<tool_call>`` blocks) against the reader a
   backend writes by hand (two regular expressions and ``json.loads``), which
   gives the same message (checked); and ``OutputStream`` fed the same text
-  in chunks of four characters, about a token each.
+  in chunks of four characters, about a token each. With ``--baseline``,
+  both readers of that commit too (``_baseline.py`` imports it beside
+  today's), on the hermes, llama3 and mistral generations.
+- **Styles**: ``OutputStream`` of the same reply written in each built-in
+  style (each gives the same calls, checked), in chunks of four
+  characters, per MB of generated text, against the hermes one.
 
 Needs jinja2 and transformers (the ``test`` extra). Prints markdown.
 """
@@ -42,6 +48,7 @@ from typing import Any
 import convtypes as ct
 from convtypes.dialects import ToolSpec
 from convtypes.dialects.chat_template import (
+    STYLES,
     OutputStream,
     TemplateError,
     parse_output,
@@ -146,6 +153,102 @@ def generation() -> str:
     return f"<think>\n{reasoning}\n</think>\n\n{answer}{calls}"
 
 
+REASONING = " ".join(f"Step {n}: weigh option {n} against the others." for n in range(70))
+ANSWER = " ".join(f"Paragraph {n} of the answer, with some detail." for n in range(105))
+ARGUMENTS = [
+    {"query": f"topic {n} " * 20, "options": {"limit": 10**20 + n, "tags": ["a"] * 8}}
+    for n in range(6)
+]
+SEARCH = ToolSpec(
+    name="search",
+    parameters={
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "options": {"type": "object"}},
+    },
+)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _python(value: Any) -> str:
+    return repr(value)
+
+
+def _deepseek(token: str) -> str:
+    return "<\uff5c" + token.replace(" ", "\u2581") + "\uff5c>"
+
+
+def written(style: str) -> str | None:
+    """The reply of :func:`generation` (reasoning, answer, six calls) as ``style`` writes it.
+
+    ``None`` for a style this has no writer for yet.
+    """
+    think = f"<think>\n{REASONING}\n</think>\n\n"
+    if style == "hermes":
+        return generation()
+    if style == "llama3":
+        calls = "; ".join(_json({"name": "search", "parameters": a}) for a in ARGUMENTS)
+        return f"{think}{ANSWER}<|python_tag|>{calls}<|eom_id|>"
+    if style == "mistral":
+        calls = "".join(f"[TOOL_CALLS]search[ARGS]{_json(a)}" for a in ARGUMENTS)
+        return f"[THINK]{REASONING}[/THINK]{ANSWER}{calls}</s>"
+    if style == "harmony":
+        calls = "".join(
+            "<|start|>assistant<|channel|>commentary to=functions.search <|constrain|>json"
+            f"<|message|>{_json(a)}<|call|>"
+            for a in ARGUMENTS
+        )
+        return (
+            f"<|channel|>analysis<|message|>{REASONING}<|end|><|start|>assistant<|channel|>"
+            f"commentary<|message|>{ANSWER}<|end|>{calls}"
+        )
+    if style == "qwen3_coder":
+        calls = "".join(
+            "\n<tool_call>\n<function=search>\n"
+            + "".join(
+                f"<parameter={k}>\n{v if isinstance(v, str) else _json(v)}\n</parameter>\n"
+                for k, v in a.items()
+            )
+            + "</function>\n</tool_call>"
+            for a in ARGUMENTS
+        )
+        return f"{think}{ANSWER}{calls}<|im_end|>"
+    if style == "glm45":
+        calls = "".join(
+            "\n<tool_call>search\n"
+            + "".join(
+                f"<arg_key>{k}</arg_key>\n<arg_value>{v if isinstance(v, str) else _json(v)}"
+                "</arg_value>\n"
+                for k, v in a.items()
+            )
+            + "</tool_call>"
+            for a in ARGUMENTS
+        )
+        return f"{think}{ANSWER}{calls}<|observation|>"
+    if style == "pythonic":
+        calls = ", ".join(
+            "search(" + ", ".join(f"{k}={_python(v)}" for k, v in a.items()) + ")"
+            for a in ARGUMENTS
+        )
+        return f"{think}{ANSWER}<|tool_call_start|>[{calls}]<|tool_call_end|><|im_end|>"
+    if style == "deepseek":
+        calls = "".join(
+            _deepseek("tool call begin")
+            + "search"
+            + _deepseek("tool sep")
+            + _json(a)
+            + _deepseek("tool call end")
+            for a in ARGUMENTS
+        )
+        return (
+            f"{think}{ANSWER}{_deepseek('tool calls begin')}{calls}{_deepseek('tool calls end')}"
+            + _deepseek("end of sentence")
+        )
+    return None
+
+
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
@@ -166,11 +269,14 @@ def by_hand(text: str) -> ct.AssistantMessage:
     )
 
 
-def streamed(text: str, step: int = 4) -> ct.AssistantMessage:
-    stream = OutputStream(style="hermes")
+def streamed(
+    text: str, step: int = 4, style: str = "hermes", make: Any = OutputStream, **options: Any
+) -> ct.AssistantMessage:
+    stream = make(style=style, **options)
     for at in range(0, len(text), step):
         stream.feed(text[at : at + step])
-    return stream.result()
+    result: ct.AssistantMessage = stream.result()
+    return result
 
 
 # --- timing ---------------------------------------------------------------------------
@@ -205,7 +311,7 @@ def _tokenizer() -> Any:
     return make(tokenizer_object=core, **SPECIAL)
 
 
-def run(quick: bool, templates: dict[str, str] | None = None) -> str:
+def run(quick: bool, templates: dict[str, str] | None = None, baseline: str = "") -> str:
     """Both tables, as markdown."""
     warnings.simplefilter("ignore")
     # transformers says at import that torch is missing; only its renderer is used.
@@ -278,7 +384,90 @@ def run(quick: bool, templates: dict[str, str] | None = None) -> str:
         "",
         f"OutputStream: {per_chunk / chunks * 1e6:.1f} \u00b5s per chunk.",
     ]
+    if baseline:
+        lines += _before_and_after(baseline, rounds, calls)
+    lines += _styles(rounds, calls)
     return "\n".join(lines)
+
+
+def _before_and_after(rev: str, rounds: int, calls: int) -> list[str]:
+    """Today's readers beside those of commit ``rev``, on the styles it had."""
+    import _baseline
+
+    if _baseline.load(rev) is None:
+        return ["", f"(commit {rev} could not be loaded: no before-and-after table)"]
+    import importlib
+
+    before = importlib.import_module("convtypes_before.dialects.chat_template")
+    lines = [
+        "",
+        f"Before and after: today's readers and those of commit {rev}, on the same text; "
+        f"{rounds} rounds.",
+        "",
+        "| reader, style | today | before | today's time vs before |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for style in ("hermes", "llama3", "mistral"):
+        text = written(style) or ""
+        now = parse_output(text, style=style)
+        then = before.parse_output(text, style=style)
+        # The two packages' classes differ: compare what the messages hold.
+        calls_now = [(c.id, c.name, c.arguments) for c in now.tool_calls]
+        calls_then = [(c.id, c.name, c.arguments) for c in then.tool_calls]
+        if (now.content, calls_now) != (then.content, calls_then):
+            raise AssertionError(f"{style}: today's reader and the baseline's disagree")
+        whole = _pair(
+            lambda t=text, s=style: parse_output(t, style=s),
+            lambda t=text, s=style: before.parse_output(t, style=s),
+            rounds,
+            calls * 5,
+        )
+        stream = _pair(
+            lambda t=text, s=style: streamed(t, style=s),
+            lambda t=text, s=style: streamed(t, style=s, make=before.OutputStream),
+            rounds,
+            calls,
+        )
+        lines += [f"| parse_output, {style} | {whole} |", f"| OutputStream, {style} | {stream} |"]
+    return lines
+
+
+def _styles(rounds: int, calls: int) -> list[str]:
+    """OutputStream of the same reply in each built-in style, per MB, against hermes."""
+    expected = by_hand(generation())
+    texts = {style: text for style in STYLES if (text := written(style)) is not None}
+    unwritten = [style for style in STYLES if style not in texts]
+    tools = [SEARCH]
+    for style, text in texts.items():
+        read = streamed(text, style=style, tools=tools)
+        if read.tool_calls != expected.tool_calls or read.content != expected.content:
+            raise AssertionError(f"{style}: the reply does not read back as the hermes one")
+    lines = [
+        "",
+        "Styles: the same reply (reasoning, answer, six calls) as each style writes it, fed to "
+        f"OutputStream in chunks of 4 characters; {rounds} rounds.",
+        "",
+        "| style | characters | ms per MB | hermes, ms per MB | time per MB vs hermes |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    hermes = texts["hermes"]
+    for style, text in texts.items():
+        mine: list[float] = []
+        theirs: list[float] = []
+        for _ in range(rounds):
+            mine.append(
+                _time(lambda t=text, s=style: streamed(t, style=s, tools=tools), calls) / len(text)
+            )
+            theirs.append(_time(lambda: streamed(hermes, tools=tools), calls) / len(hermes))
+        ratios = sorted(a / b for a, b in zip(mine, theirs, strict=True))
+        lines.append(
+            f"| {style} | {len(text):,} | {statistics.median(mine) * 1e9:.0f} | "
+            f"{statistics.median(theirs) * 1e9:.0f} | {statistics.median(ratios):.2f}x "
+            f"({ratios[0]:.2f}\u2013{ratios[-1]:.2f}) |"
+        )
+    if unwritten:
+        lines += ["", f"Not timed (no writer in written() yet): {', '.join(unwritten)}."]
+    return lines
 
 
 if __name__ == "__main__":
@@ -287,6 +476,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--template", type=Path, action="append", default=[], help="a .jinja file to time too"
     )
+    parser.add_argument("--baseline", default="", help="a commit whose readers to time beside")
     args = parser.parse_args()
     extra = {path.name: path.read_text("utf-8") for path in args.template}
-    sys.stdout.write(run(args.quick, extra) + "\n")
+    sys.stdout.write(run(args.quick, extra, args.baseline) + "\n")

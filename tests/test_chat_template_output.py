@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import convtypes as ct
-from convtypes.dialects import TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
+from convtypes.dialects import TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart, ToolSpec
 from convtypes.dialects.chat_template import (
     OutputError,
     OutputStream,
@@ -333,8 +333,8 @@ def test_arguments_too_deep_to_keep() -> None:
 
 
 def test_wrong_arguments() -> None:
-    with pytest.raises(ValueError, match='style= must be "hermes", "llama3" or "mistral"'):
-        parse_output("x", style="qwen")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r'style= must be the name of a style \(.*"hermes"'):
+        parse_output("x", style="qwen")
     with pytest.raises(TypeError, match="text must be the generated text, a str, not bytes"):
         parse_output(b"x", style="hermes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="in_thinking= must be True or False"):
@@ -408,7 +408,7 @@ def test_any_split_gives_the_same_message_or_error(
     case: tuple[str, bool, str], cuts: list[int]
 ) -> None:
     style, in_thinking, text = case
-    whole = _outcome(lambda: parse_output(text, style=style, in_thinking=in_thinking))  # type: ignore[arg-type]
+    whole = _outcome(lambda: parse_output(text, style=style, in_thinking=in_thinking))
     pieces = _split(text, cuts)
     streamed = _outcome(lambda: _streamed(style, in_thinking, pieces))
     if whole[0] == "error":
@@ -438,7 +438,7 @@ def test_every_single_split_point_and_char_by_char() -> None:
     # Exhaustive for the cases where one boundary matters: inside a tag, between
     # a backslash and what it escapes, between a JSON string's quote and a brace.
     for style, in_thinking, text in CORPUS:
-        whole = _outcome(lambda: parse_output(text, style=style, in_thinking=in_thinking))  # type: ignore[arg-type]  # noqa: B023
+        whole = _outcome(lambda: parse_output(text, style=style, in_thinking=in_thinking))  # noqa: B023
         splits = [[text[:at], text[at:]] for at in range(len(text) + 1)] + [list(text)]
         for pieces in splits:
             streamed = _outcome(lambda: _streamed(style, in_thinking, pieces))  # noqa: B023
@@ -509,7 +509,7 @@ def test_written_calls_read_back_exactly_whole_and_streamed(
     written: tuple[str, ct.AssistantMessage, str], cuts: list[int]
 ) -> None:
     style, message, text = written
-    parsed = parse_output(text, style=style)  # type: ignore[arg-type]
+    parsed = parse_output(text, style=style)
     assert parsed == message
     for got, want in zip(parsed.tool_calls, message.tool_calls, strict=True):
         assert list(got.arguments) == list(want.arguments)
@@ -594,3 +594,222 @@ def test_a_rendered_turn_reads_back() -> None:
     )
     prompt = render([turn], template, add_generation_prompt=False)
     assert parse_output(prompt, style="hermes") == turn
+
+
+# --- defects found reading real generations (issue 27) --------------------------------
+
+
+def test_opens_thinking_looks_only_at_the_end_of_the_prompt() -> None:
+    # Qwen2.5: a user who asks about the tag does not open a block.
+    prompt = "<|im_start|>user\nWhat does the <think> tag mean?<|im_end|>\n<|im_start|>assistant\n"
+    assert not opens_thinking(prompt)
+    answer = "It marks the model's reasoning."
+    assert parse_output(answer, style="hermes", in_thinking=opens_thinking(prompt)) == msg(answer)
+    assert opens_thinking(prompt + "<think>\n")
+    assert not opens_thinking("<think>\nhmm\n</think>\n\n")
+
+
+@pytest.mark.parametrize("key", ["arguments", "parameters", "args"])
+def test_arguments_under_any_key_a_family_uses(key: str) -> None:
+    hermes = f'<tool_call>{{"name": "get_weather", "{key}": {{"city": "Oslo"}}}}</tool_call>'
+    expected = msg("", (call("get_weather", {"city": "Oslo"}),))
+    assert parse_output(hermes, style="hermes") == expected
+    mistral = f'[TOOL_CALLS][{{"name": "get_weather", "{key}": {{"city": "Oslo"}}}}]'
+    assert parse_output(mistral, style="mistral") == expected
+    llama = f'{{"name": "get_weather", "{key}": {{"city": "Oslo"}}}}'
+    assert parse_output(llama, style="llama3") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '<tool_call>{"name": "f", "input": {"city": "Oslo"}}</tool_call>',
+            "tool call 'f' has a key 'input' that a call does not have",
+        ),
+        (
+            '<tool_call>{"name": "f", "arguments": {}, "parameters": {"a": 1}}</tool_call>',
+            "tool call 'f' has arguments under both 'arguments' and 'parameters'",
+        ),
+        ('<tool_call>{"name": "f", "type": 1}</tool_call>', "tool call 'f' has a type that"),
+    ],
+)
+def test_a_call_object_with_keys_a_call_does_not_have_raises(text: str, message: str) -> None:
+    with pytest.raises(OutputError, match=message) as caught:
+        parse_output(text, style="hermes")
+    assert caught.value.offset == 0
+    bare = text[11:-12]
+    if "parameters" in bare:
+        # Shaped as a Llama call, wrong as one: an error there too.
+        with pytest.raises(OutputError, match=message):
+            parse_output(bare, style="llama3")
+    else:
+        # Not shaped as a call: a Llama answer in JSON.
+        assert parse_output(bare, style="llama3") == msg(bare)
+
+
+@pytest.mark.parametrize(
+    ("style", "text", "content"),
+    [
+        ("hermes", "The answer is 4.<\uff5cend\u2581of\u2581sentence\uff5c>", "The answer is 4."),
+        ("llama3", "Paris.<|eot|>", "Paris."),
+        ("llama3", "Paris.<|eom|>", "Paris."),
+        ("hermes", "Hi<end_of_turn>\n<eos>", "Hi"),
+        ("mistral", "Bonjour<|im_end|>", "Bonjour"),
+        ("hermes", "a <|eot|> b", "a <|eot|> b"),  # only at the very end
+    ],
+)
+def test_end_of_turn_tokens_of_the_known_families_are_cut_off(
+    style: str, text: str, content: str
+) -> None:
+    assert parse_output(text, style=style).content == content
+    stream = OutputStream(style=style)
+    for char in text:
+        stream.feed(char)
+    assert stream.result().content == content
+
+
+WEATHER = ToolSpec(name="get_weather", parameters={"type": "object"})
+
+
+def test_llama_json_answers_are_text_when_the_name_was_not_offered() -> None:
+    answer = '{"name": "Alice", "arguments": {"age": 30, "city": "Oslo"}}'
+    assert parse_output(answer, style="llama3").tool_calls  # tools unknown: a call
+    for tools in ([], [WEATHER]):
+        assert parse_output(answer, style="llama3", tools=tools) == msg(answer)
+    # Cut off at max_tokens: text unless it names an offered tool.
+    cut = '{"name": "Alice", "arguments": {"age": 3'
+    assert parse_output(cut, style="llama3", tools=[WEATHER]) == msg(cut)
+    with pytest.raises(OutputError, match="is cut off"):
+        parse_output(cut, style="llama3")
+    with pytest.raises(OutputError, match="is cut off"):
+        parse_output('{"name": "get_wea', style="llama3", tools=[WEATHER])
+    called = '{"name": "get_weather", "parameters": {"city": "Oslo"}}'
+    assert parse_output(called, style="llama3", tools=[WEATHER]) == msg(
+        "", (call("get_weather", {"city": "Oslo"}),)
+    )
+    # Tools in the Hugging Face form are understood too.
+    hf = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
+    assert parse_output(called, style="llama3", tools=[hf]).tool_calls
+
+
+def test_a_tagged_call_to_a_tool_not_offered_raises() -> None:
+    text = 'Sure. <tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>'
+    with pytest.raises(OutputError, match="a call to 'rm_rf', which is not among the tools"):
+        parse_output(text, style="hermes", tools=[WEATHER])
+    with pytest.raises(OutputError, match="a call to 'rm_rf'") as caught:
+        parse_output('[TOOL_CALLS]rm_rf[ARGS]{"a": 1}', style="mistral", tools=[WEATHER])
+    assert caught.value.offset == 0
+    assert parse_output(text, style="hermes", tools=None).tool_calls[0].name == "rm_rf"
+
+
+def test_tools_must_be_a_list_of_tools() -> None:
+    with pytest.raises(TypeError, match="tools= must be a list of ToolSpec, not ToolSpec"):
+        parse_output("x", style="hermes", tools=WEATHER)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"tools\[0\] is not a ToolSpec or a tool in the Hug"):
+        OutputStream(style="hermes", tools=[{"type": "function"}])
+
+
+def test_mismatched_brackets_are_called_so() -> None:
+    text = '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city":"Oslo"}]'
+    with pytest.raises(OutputError) as caught:
+        parse_output(text, style="mistral")
+    assert str(caught.value) == (
+        "the tool call's brackets do not match: a ']' closes a '{' (at character 0)"
+    )
+    with pytest.raises(OutputError, match=r"a '\}' closes a '\['"):
+        parse_output('<tool_call>{"name": "f", "arguments": {"a": [1}}', style="hermes")
+
+
+# --- on_error="text": nothing lost on a bad call ------------------------------------------
+
+KEPT: list[tuple[str, str, ct.AssistantMessage]] = [
+    # Qwen3.5's XML call read as hermes: its text stays, and so do the thinking
+    # and the text before it.
+    (
+        "hermes",
+        "<think>\nCheck the weather.\n</think>\n\nLet me look.\n<tool_call>\n"
+        "<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call><|im_end|>",
+        msg(
+            "Let me look.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n"
+            "</parameter>\n</function>\n</tool_call>",
+            thinking="Check the weather.",
+        ),
+    ),
+    # Cut off at max_tokens: the call's start is the answer's end.
+    (
+        "hermes",
+        'Sure. <tool_call>\n{"name": "f", "arguments": {"a": ',
+        msg('Sure. <tool_call>\n{"name": "f", "arguments": {"a":'),
+    ),
+    # A good call, then a bad one: the good one stays a call.
+    (
+        "hermes",
+        '<tool_call>{"name": "a", "arguments": {}}</tool_call>\n'
+        '<tool_call>{"name": "b", "arguments": {x}}</tool_call> Done.',
+        msg('<tool_call>{"name": "b", "arguments": {x}}</tool_call> Done.', (call("a", {}),)),
+    ),
+    (
+        "hermes",
+        '<tool_call>{"name": "f", "arguments": {}} and then',
+        msg("and then", (call("f", {}),)),
+    ),
+    (
+        "llama3",
+        "Searching. <|python_tag|>brave_search.call(query='x')<|eom_id|>",
+        msg("Searching. <|python_tag|>brave_search.call(query='x')"),
+    ),
+    (
+        "mistral",
+        '[THINK]Paris.[/THINK]On it.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"',
+        msg('On it.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"', thinking="Paris."),
+    ),
+    (
+        "mistral",
+        '[TOOL_CALLS]a[ARGS]{"x": 1}[TOOL_CALLS]b[FOO]{}</s>',
+        msg("[TOOL_CALLS]b[FOO]{}", (call("a", {"x": 1}),)),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("style", "text", "expected"), KEPT, ids=[f"{n}" for n in range(len(KEPT))]
+)
+def test_on_error_text_keeps_a_bad_call_as_text_with_all_around_it(
+    style: str, text: str, expected: ct.AssistantMessage
+) -> None:
+    with pytest.raises(OutputError):
+        parse_output(text, style=style)  # the default raises
+    assert parse_output(text, style=style, on_error="text") == expected
+    for at in range(len(text) + 1):
+        stream = OutputStream(style=style, on_error="text")
+        deltas = stream.feed(text[:at]) + stream.feed(text[at:]) + stream.finish()
+        assert stream.result() == expected
+        _check_deltas(expected, deltas)
+
+
+def test_on_error_text_announces_a_call_only_once_it_is_whole() -> None:
+    stream = OutputStream(style="mistral", on_error="text")
+    assert stream.feed('[TOOL_CALLS]get_weather[ARGS]{"city": "Pa') == []
+    assert stream.feed('ris"}') == [
+        ToolCallStart(0, None, "get_weather"),
+        ToolCallDelta(0, '{"city":"Paris"}'),
+    ]
+    with pytest.raises(ValueError, match='on_error= must be "raise" or "text"'):
+        parse_output("x", style="hermes", on_error="ignore")  # type: ignore[arg-type]
+
+
+@settings(max_examples=examples(300, 100))
+@given(st.sampled_from(CORPUS), st.lists(st.integers(0, 200), max_size=8))
+def test_on_error_text_never_raises_and_any_split_agrees(
+    case: tuple[str, bool, str], cuts: list[int]
+) -> None:
+    style, in_thinking, text = case
+    whole = parse_output(text, style=style, in_thinking=in_thinking, on_error="text")
+    stream = OutputStream(style=style, in_thinking=in_thinking, on_error="text")
+    deltas: list[Any] = []
+    for piece in _split(text, cuts):
+        deltas += stream.feed(piece)
+    deltas += stream.finish()
+    assert stream.result() == whole
+    _check_deltas(whole, deltas)

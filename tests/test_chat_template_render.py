@@ -625,3 +625,98 @@ def test_an_old_jinja2_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.undo()
         _template_render.environment.cache_clear()
     assert render(HI, "{{ 1 }}") == "1"
+
+
+# --- prefill: continue_final_message ----------------------------------------------------
+
+# Strips each message's text, as many templates do, so a trailing space is lost.
+TRIMMING = (
+    "{% for m in messages %}<{{ m.role }}>{{ m.content | trim }}</{{ m.role }}>\n{% endfor %}"
+    "{% if add_generation_prompt %}<assistant>{% endif %}"
+)
+PREFILLED: list[ct.Message] = [
+    ct.UserMessage(content="Weather in Oslo?"),
+    ct.AssistantMessage(content="It is ", thinking=(ct.ThinkingBlock(text="Look it up"),)),
+]
+
+
+@pytest.mark.parametrize(
+    ("template", "field"),
+    [
+        (CHATML, True),
+        (CHATML, "reasoning_content"),
+        (CHATML, "thinking"),
+        (LLAMA, True),
+        (TRIMMING, True),
+    ],
+    ids=["chatml", "chatml-reasoning", "chatml-thinking-alias", "llama", "trimming"],
+)
+def test_continue_final_message_ends_inside_it_as_transformers_does(
+    template: str, field: bool | str
+) -> None:
+    prompt = ours(PREFILLED, template, continue_final_message=field)
+    assert prompt == theirs(
+        PREFILLED, template, continue_final_message=field, add_generation_prompt=False
+    )
+    if field is True:
+        # The turn is left open: no end-of-turn token, no new header after it.
+        assert prompt.rstrip().endswith("It is")
+    else:
+        assert prompt.endswith("Look it up")
+
+
+def test_continue_final_message_on_a_user_turn_of_parts() -> None:
+    pytest.importorskip("jinja2")
+    template = (
+        "{% for m in messages %}{% if m.content is string %}{{ m.content }}"
+        "{% else %}{% for p in m.content %}[{{ p.type }}:{{ p.text or p.url }}]{% endfor %}"
+        "{% endif %}|{% endfor %}"
+    )
+    transcript: list[ct.Message] = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.TextBlock(text="Look:"),
+                ct.ImageUrlBlock(url="https://x.org/a.png"),
+                ct.TextBlock(text="and say"),
+                ct.ImageUrlBlock(url="https://x.org/b.png"),
+            )
+        )
+    ]
+    prompt = ours(transcript, template, continue_final_message=True)
+    assert prompt == "[text:Look:][image:https://x.org/a.png][text:and say"
+    assert prompt == theirs(
+        transcript, template, continue_final_message=True, add_generation_prompt=False
+    )
+
+
+def test_continue_final_message_refusals() -> None:
+    pytest.importorskip("jinja2")
+    with pytest.raises(ValueError, match="continue_final_message and add_generation_prompt=True"):
+        render(PREFILLED, CHATML, continue_final_message=True, add_generation_prompt=True)
+    with pytest.raises(TypeError, match="continue_final_message must be True, False or a field"):
+        render(PREFILLED, CHATML, continue_final_message=1)  # type: ignore[arg-type]
+    with pytest.raises(DialectError, match="the final message has no 'reasoning' to continue"):
+        render(PREFILLED, CHATML, continue_final_message="reasoning")
+    with pytest.raises(TemplateError, match="the chat template never reads 'content'"):
+        render(
+            PREFILLED,
+            "{% for m in messages %}{{ m.role }}{% endfor %}",
+            continue_final_message=True,
+        )
+    dropping = (
+        "{% for m in messages %}{% if m.role == 'user' %}{{ m.content }}{% endif %}{% endfor %}"
+    )
+    with pytest.raises(TemplateError, match="the final message does not appear in the prompt"):
+        render(PREFILLED, dropping, continue_final_message=True)
+    only_images = [ct.UserMultimodalMessage(content=(ct.ImageUrlBlock(url="https://x.org/a.png"),))]
+    with pytest.raises(DialectError, match="the final message has no text to continue"):
+        render(only_images, "{{ messages[0].content }}", continue_final_message=True)
+    # transformers refuses the same cases, with its own ValueError.
+    refused: list[tuple[str, bool | str]] = [
+        ("{% for m in messages %}{{ m.role }}{% endfor %}", True),
+        (dropping, True),
+        (CHATML, "reasoning"),
+    ]
+    for template, field in refused:
+        with pytest.raises(ValueError):
+            theirs(PREFILLED, template, continue_final_message=field, add_generation_prompt=False)

@@ -65,3 +65,24 @@ def test_the_names_table_covers_every_export() -> None:
     for name in ("load_transcript", "save_transcript", "append_jsonl"):
         assert name in named
     assert exports - named == set()
+
+
+def test_the_local_models_page_lists_every_style_and_end_token() -> None:
+    import importlib
+
+    from convtypes.dialects.chat_template import COMMON_ENDS, STYLES, Style
+
+    page = (ROOT / "docs" / "local-models.md").read_text("utf-8")
+    rows: dict[str, str] = {}
+    for match in re.finditer(r'^\| `"(\w+)"` \|.*$', page, re.MULTILINE):
+        rows.setdefault(match.group(1), match.group(0))  # the styles table comes first
+    assert set(STYLES) <= set(rows), sorted(set(STYLES) - set(rows))
+    for name in STYLES:
+        style: Style = importlib.import_module(f"convtypes.dialects._styles.{name}").STYLE
+        own = [token for token in style.ends if token not in COMMON_ENDS]
+        assert all(token in rows[name] for token in own), (name, own)
+    names = _code_names(page)
+    assert [token for token in COMMON_ENDS if token not in names] == []
+    # Only Granite 4 writes hermes' <tool_call>; Granite 3 writes <|tool_call|>.
+    assert "Granite 4" in rows["hermes"] and "Granite 3" in rows["hermes"]
+    assert "<|tool_call|>" in rows["hermes"]

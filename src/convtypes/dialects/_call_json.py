@@ -1,12 +1,16 @@
-"""A tool call that a model wrote as JSON, into a ``ToolCall``.
+"""A tool call that a model wrote as JSON, into its name, arguments and id.
 
 The families that wrap a call in JSON (Hermes' ``{"name", "arguments"}``,
 Llama's ``{"name", "parameters"}``, Mistral's list of ``{"name",
-"arguments", "id"}``) agree on the shape, and so on how to read it: a
-``name`` that is text, arguments that are an object (or, as some models
-write them, a JSON string of one), an optional ``id`` that is text.
-Arguments keep their key order and integers of any size; msgspec decodes
-them, after their nesting is checked, as everywhere in convtypes.
+"arguments", "id"}``, Granite's, Nemotron's...) agree on the shape, and so on
+how to read it: a ``name`` that is text, arguments that are an object (or,
+as some models write them, a JSON string of one) under ``arguments``,
+``parameters`` or ``args``, an optional ``id`` that is text and an optional
+``type``. A key beyond those is refused rather than dropped: it is most
+likely the arguments under a name nobody foresaw, and a call read without
+them would run with none. Arguments keep their key order and integers of
+any size; msgspec decodes them, after their nesting is checked, as
+everywhere in convtypes.
 
 Each refusal is an :class:`OutputError` at ``offset``, the start of the call
 in the generation.
@@ -18,14 +22,17 @@ from typing import Any, Final
 
 import msgspec
 
-from .._errors import WireError
 from .._jsonvalue import ARGUMENTS_DEPTH
-from .._messages import ToolCall
 from .._nesting import excess_depth
 from ._json import parse_arguments
 from ._template_errors import OutputError
 
 _DECODER: Final = msgspec.json.Decoder()
+
+ARGUMENT_KEYS: Final = ("arguments", "parameters", "args")
+"""Where the families put a call's arguments, in the order they are looked for."""
+
+_KEYS: Final = frozenset({"name", "id", "type", *ARGUMENT_KEYS})
 
 
 def decode(raw: str, offset: int, levels: int = 2) -> Any:
@@ -48,18 +55,27 @@ def decode_quietly(raw: str) -> Any:
         return None
 
 
-def to_call(value: object, offset: int, key: str, aliases: tuple[str, ...] = ()) -> ToolCall:
-    """A call from its JSON object: ``name``, arguments under ``key`` (or an alias), ``id``."""
+def read_call(value: object, offset: int) -> tuple[str, dict[str, Any], str | None]:
+    """``(name, arguments, id)`` of a call's JSON object."""
     if not isinstance(value, dict):
         raise OutputError("a tool call is not a JSON object", offset)
     name = value.get("name")
     if not isinstance(name, str) or not name:
         raise OutputError("a tool call has no name", offset)
-    arguments: Any = {}
-    for candidate in (key, *aliases):
-        if candidate in value:
-            arguments = value[candidate]
-            break
+    if not value.keys() <= _KEYS:
+        extra = [key for key in value if key not in _KEYS]
+        raise OutputError(
+            f"tool call {name!r:.60} has a key {extra[0]!r:.40} that a call does not have "
+            "(expected name, arguments, parameters or args, id, type)",
+            offset,
+        )
+    given = [key for key in ARGUMENT_KEYS if key in value]
+    if len(given) > 1:
+        raise OutputError(
+            f"tool call {name!r:.60} has arguments under both {given[0]!r} and {given[1]!r}",
+            offset,
+        )
+    arguments: Any = value[given[0]] if given else {}
     if isinstance(arguments, str):
         # Some models write the arguments as a JSON string of the object.
         try:
@@ -73,21 +89,22 @@ def to_call(value: object, offset: int, key: str, aliases: tuple[str, ...] = ())
     call_id = value.get("id")
     if call_id is not None and not isinstance(call_id, str):
         raise OutputError(f"tool call {name!r:.60} has an id that is not text", offset)
-    return build(call_id, name, arguments, offset)
+    kind = value.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise OutputError(f"tool call {name!r:.60} has a type that is not text", offset)
+    return name, arguments, call_id
 
 
-def build(call_id: str | None, name: str, arguments: dict[str, Any], offset: int) -> ToolCall:
-    """The ``ToolCall``; arguments it cannot hold (nested past the limit) are refused."""
-    try:
-        return ToolCall(id=call_id, name=name, arguments=arguments)
-    except WireError as err:
-        raise OutputError(f"tool call {name!r:.60} cannot be kept: {err}", offset) from None
+def is_bare_call(value: object) -> bool:
+    """Whether a JSON value is shaped as a call rather than an answer that is JSON.
 
-
-def is_llama_call(value: object) -> bool:
-    """Whether a JSON value is shaped as a Llama call rather than an answer that is JSON."""
+    For the families that write a call bare, as the whole answer (Llama),
+    only the shape tells: a ``name`` that is text, arguments under one of
+    the keys, and no key a call does not have.
+    """
     return (
         isinstance(value, dict)
         and isinstance(value.get("name"), str)
-        and ("parameters" in value or "arguments" in value)
+        and any(key in value for key in ARGUMENT_KEYS)
+        and all(key in _KEYS for key in value)
     )

@@ -3,9 +3,10 @@
 A model writes a tool call's JSON inline, with no length and often no
 closing tag (Mistral's ``[ARGS]{...}``, Llama's ``{...}; {...}``), so the
 reader must find the value's end before it can decode it. This tracks only
-what decides that: the depth of brackets and whether it is inside a string
+what decides that: the brackets still open and whether it is inside a string
 (and just after a backslash there). It does not check the JSON; msgspec
-does, once the span is known.
+does, once the span is known. A closing bracket of the wrong kind ends the
+span at once (``mismatch`` says which), since no later text can mend it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Final
 # quote that opens a string this piece does not close.
 _OUTSIDE: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]|"')
 _INSIDE: Final = re.compile(r'["\\]')
+_CLOSER: Final = {"{": "}", "[": "]"}
 
 
 class JsonSpan:
@@ -24,15 +26,18 @@ class JsonSpan:
 
     :meth:`feed` returns the position in the piece just past the bracket
     that closes the value, or ``None`` while it goes on. Pieces may split
-    the text anywhere, even between a backslash and what it escapes.
+    the text anywhere, even between a backslash and what it escapes. When
+    a bracket closes one of the other kind, ``feed`` returns the position
+    past it and ``mismatch`` holds ``(opened, closing)``.
     """
 
-    __slots__ = ("_depth", "_escaped", "_in_string")
+    __slots__ = ("_escaped", "_in_string", "_open", "mismatch")
 
     def __init__(self) -> None:
-        self._depth = 0
+        self._open: list[str] = []  # the closers the open brackets wait for
         self._in_string = False
         self._escaped = False
+        self.mismatch: tuple[str, str] | None = None
 
     def feed(self, text: str) -> int | None:
         at = 0
@@ -42,6 +47,7 @@ class JsonSpan:
                 return None
             at = 1
             self._escaped = False
+        open_ = self._open
         while at < end:
             if self._in_string:
                 found = _INSIDE.search(text, at)
@@ -56,19 +62,25 @@ class JsonSpan:
                     self._in_string = False
                     at = found.end()
                 continue
-            found = _OUTSIDE.search(text, at)
-            if found is None:
-                return None
-            mark = found.group()
-            at = found.end()
-            if len(mark) > 1:
-                continue  # a whole string
-            if mark == '"':
-                self._in_string = True
-            elif mark in "{[":
-                self._depth += 1
+            for found in _OUTSIDE.finditer(text, at):
+                mark = found.group()
+                if len(mark) > 1:
+                    continue  # a whole string
+                if mark == '"':
+                    self._in_string = True
+                    at = found.end()
+                    break
+                if mark in "{[":
+                    open_.append(_CLOSER[mark])
+                    continue
+                if not open_:
+                    return found.end()  # a closer with nothing open: the caller starts at one
+                expected = open_.pop()
+                if mark != expected:
+                    self.mismatch = ("{" if expected == "}" else "[", mark)
+                    return found.end()
+                if not open_:
+                    return found.end()
             else:
-                self._depth -= 1
-                if self._depth <= 0:
-                    return at
+                return None
         return None

@@ -10,9 +10,12 @@ writes back into a reply. This module does both:
   takes it as is);
 - :func:`render` renders it through a chat template's text, as transformers
   does, in a jinja2 sandbox (the ``templates`` extra);
-- :func:`parse_output` reads a generation in a family's tool-call syntax
-  (``"hermes"``, ``"llama3"``, ``"mistral"``) into an ``AssistantMessage``,
-  and :class:`OutputStream` does the same chunk by chunk.
+- :func:`parse_output` reads a generation written in a family's style
+  (``"hermes"``, ``"llama3"``, ``"mistral"``...) into an
+  ``AssistantMessage``, and :class:`OutputStream` does the same chunk by
+  chunk; :func:`style_for` tells from a chat template which style its
+  model writes, and :func:`register_style` adds a family's style of one's
+  own, read through a :class:`Cursor`.
 
 What every dialect does, this one does too: external tool results are
 fenced, tool-call ids are unique and pair calls with results, and anything
@@ -24,15 +27,26 @@ the convention cannot carry is refused rather than dropped. Bad input raises
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from .._errors import MAX_DEPTH, WireError
 from .._jsonvalue import check_json
 from .._messages import AssistantMessage, Message
 from .._unknown import UnknownMessage
+from . import _template_continue as prefill
 from ._errors import DialectError, Unsupported
-from ._generation import STYLES, GenerationReader, Style
+from ._generation import GenerationReader, OnError
+from ._output_cursor import CallReader, Cursor, Reading, Wait
+from ._output_style import (
+    BUILTIN,
+    COMMON_ENDS,
+    THINK,
+    Style,
+    register,
+    style_for,
+    thinking_openers,
+)
 from ._reply import Delta
 from ._template_errors import OutputError, TemplateError
 from ._template_messages import IdStyle
@@ -40,16 +54,27 @@ from ._template_messages import to_messages as _to_messages
 from ._template_render import run
 from ._tools import ToolSchemaError, ToolSpec, checked_tools
 
+STYLES: Final = BUILTIN
+"""The names of the built-in styles."""
+
 __all__ = [
+    "COMMON_ENDS",
     "STYLES",
+    "CallReader",
+    "Cursor",
     "IdStyle",
+    "OnError",
     "OutputError",
     "OutputStream",
+    "Reading",
     "Style",
     "TemplateError",
+    "Wait",
     "opens_thinking",
     "parse_output",
+    "register_style",
     "render",
+    "style_for",
     "to_messages",
 ]
 
@@ -160,7 +185,8 @@ def render(
     template: str,
     *,
     tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
-    add_generation_prompt: bool = True,
+    add_generation_prompt: bool | None = None,
+    continue_final_message: bool | str = False,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     ids: IdStyle = "default",
@@ -174,7 +200,15 @@ def render(
     ``tools`` as ``{"type": "function", "function": {"name", "description",
     "parameters"}}`` (a ``ToolSpec``, or a dict already in that form, passed
     as given), ``documents`` (``None`` unless given), and
-    ``add_generation_prompt``, True here since a backend renders to generate.
+    ``add_generation_prompt``, by default True here since a backend renders
+    to generate.
+
+    ``continue_final_message=True`` prefills: the prompt ends inside the
+    last message, as transformers makes it, for the model to go on with it
+    (``add_generation_prompt`` is then False, and True with it is a
+    ``ValueError``). A field name continues that field of the message
+    (``"reasoning_content"``). A message the template drops or changes
+    cannot be continued: :class:`TemplateError`.
 
     ``variables`` are the rest of what the template reads: the tokenizer's
     special tokens, which transformers passes for you and which must be
@@ -194,9 +228,21 @@ def render(
     """
     if not isinstance(template, str):
         raise TypeError(_not_a_template(template))
+    if type(continue_final_message) not in (bool, str):
+        raise TypeError(
+            "continue_final_message must be True, False or a field's name, "
+            f"not {continue_final_message!r:.60}"
+        )
+    if add_generation_prompt is None:
+        add_generation_prompt = not continue_final_message
     if type(add_generation_prompt) is not bool:
         raise TypeError(
             f"add_generation_prompt must be True or False, not {add_generation_prompt!r}"
+        )
+    if continue_final_message and add_generation_prompt:
+        raise ValueError(
+            "continue_final_message and add_generation_prompt=True cannot go together: one "
+            "continues the last message, the other starts a new one"
         )
     chat = _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
     if not chat:
@@ -221,7 +267,11 @@ def render(
         not isinstance(documents, list) or not all(isinstance(d, dict) for d in documents)
     ):
         raise TypeError("documents must be a list of dicts (each with 'title' and 'text')")
-    return run(template, context)
+    if not continue_final_message:
+        return run(template, context)
+    field = continue_final_message if isinstance(continue_final_message, str) else "content"
+    text = prefill.mark(context["messages"], field, template)
+    return prefill.cut(run(template, context), text)
 
 
 def _not_a_template(template: object) -> str:
@@ -250,36 +300,50 @@ def _not_a_template(template: object) -> str:
     )
 
 
-def parse_output(text: str, *, style: Style, in_thinking: bool = False) -> AssistantMessage:
+def parse_output(
+    text: str,
+    *,
+    style: str | Style,
+    in_thinking: bool = False,
+    tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+    on_error: OnError = "raise",
+) -> AssistantMessage:
     """A model's raw generation as an ``AssistantMessage``.
 
-    ``style`` names the family's tool-call syntax: ``"hermes"`` (Hermes,
-    Qwen, Granite: ``<tool_call>{"name", "arguments"}</tool_call>``),
-    ``"llama3"`` (a ``{"name", "parameters"}`` object, or ``"arguments"``,
-    as the whole answer or after ``<|python_tag|>``, several joined by
-    ``;``) or ``"mistral"`` (``[TOOL_CALLS][{...}, ...]``, or
-    ``[TOOL_CALLS]name[ARGS]{...}`` with an optional ``[CALL_ID]id``).
+    ``style`` names how the model's family writes (see :data:`STYLES`, and
+    the local-models guide for the families of each), or is a
+    :class:`Style` of one's own. Most families write their reasoning in a
+    block at the start (``<think>...</think>``, Mistral's ``[THINK]``),
+    which becomes an unsigned ``ThinkingBlock``. When the prompt itself
+    opened the block (QwQ, DeepSeek-R1, Qwen3.5: see :func:`opens_thinking`),
+    the generation starts inside it: pass ``in_thinking=True``, and
+    everything up to its closer is reasoning.
 
-    Reasoning in a ``<think>...</think>`` block at the start (``[THINK]``
-    for Mistral too) becomes an unsigned ``ThinkingBlock``. When the prompt
-    itself opened the block (QwQ, DeepSeek-R1, Qwen3.5: see
-    :func:`opens_thinking`), the generation starts inside it: pass
-    ``in_thinking=True``, and everything up to ``</think>`` is reasoning.
+    Calls keep their names, ids where the family writes them, and their
+    arguments as written (key order, integers of any size). The text
+    outside thinking and calls is the answer, each run of it trimmed of the
+    white space around it and runs joined by a blank line. End-of-turn
+    tokens at the very end (``<|im_end|>``, ``<|eot_id|>``, ``</s>``, the
+    family's own: see :data:`COMMON_ENDS` and :attr:`Style.ends`) are dropped.
 
-    Calls keep their names, Mistral's ids, and their arguments as written
-    (key order, integers of any size). The text outside thinking and calls
-    is the answer, each run of it trimmed of the white space around it and
-    runs joined by a blank line. An end-of-turn token at the very end
-    (``<|im_end|>``, ``<|eot_id|>``, ``</s>``...) is dropped.
+    ``tools``, when given, are the tools the prompt offered (``ToolSpec``,
+    or dicts in the Hugging Face form ``render`` takes). A call to a name
+    not among them is then answer text for the styles that write calls as
+    bare JSON (a Llama answer in JSON mode: ``{"name": "Alice", ...}``),
+    and an error for the others, whose markers leave no doubt that a call
+    was meant. Styles that write arguments as text (Qwen3.5's
+    ``<parameter=...>``) read each value as the tool's schema types it.
 
     A call that cannot be read (JSON cut off or malformed, no name,
     arguments that are not an object, a tag the syntax does not have)
     raises :class:`OutputError` with the character ``offset`` of the
-    trouble.
+    trouble. With ``on_error="text"`` it is kept instead, as the raw text
+    it was, in the answer's ``content``, with the text, reasoning and calls
+    around it: for a reply to show even when a call in it is broken.
     """
     if type(text) is not str:
         raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
-    reader = GenerationReader(style, in_thinking)
+    reader = GenerationReader(style, in_thinking, tools, on_error, emit=False)
     reader.feed(text)
     reader.finish()
     return reader.message()
@@ -300,14 +364,22 @@ class OutputStream:
     only what could still start a tag, white space at the edge of a run of
     text, and an opening brace of a Llama answer until its object closes.
     The text deltas, joined, are the message's ``content``; the thinking
-    deltas its reasoning. A call is announced once its name is known: for
-    Mistral's ``[ARGS]`` syntax its arguments then stream as they come; for
-    the other syntaxes, which wrap the arguments in the call's JSON, they
-    come whole when the call ends.
+    deltas its reasoning. A call is announced once its name is known. Where
+    the arguments are a JSON object of their own after the name (Mistral's
+    ``[ARGS]``, DeepSeek's) they then stream as they come; otherwise they
+    come whole when the call ends. With ``on_error="text"`` a call is announced only
+    once it is read whole, since until then it may turn out to be text.
     """
 
-    def __init__(self, *, style: Style, in_thinking: bool = False) -> None:
-        self._reader = GenerationReader(style, in_thinking)
+    def __init__(
+        self,
+        *,
+        style: str | Style,
+        in_thinking: bool = False,
+        tools: Sequence[ToolSpec | Mapping[str, Any]] | None = None,
+        on_error: OnError = "raise",
+    ) -> None:
+        self._reader = GenerationReader(style, in_thinking, tools, on_error)
 
     def feed(self, chunk: str) -> list[Delta]:
         """Take the next chunk of generated text; :class:`OutputError` if it cannot be read."""
@@ -332,20 +404,52 @@ class OutputStream:
         return self._reader.message()
 
 
-_OPENERS: Final = ("<think>", "[THINK]")
-_CLOSERS: Final = ("</think>", "[/THINK]")
+def register_style(
+    name: str,
+    *,
+    calls: Mapping[str, CallReader] | None = None,
+    thinking: Mapping[str, str] = THINK,
+    ends: tuple[str, ...] = (),
+    opening: CallReader | None = None,
+    read: Callable[[Style, Cursor], Reading] | None = None,
+    marks: tuple[str, ...] = (),
+    outranks: tuple[str, ...] = (),
+) -> Style:
+    """Add a family's style, known from now on by ``name`` (see :class:`Style` for the rest).
+
+    ``parse_output(text, style=name)`` and ``OutputStream(style=name)`` then
+    read with it, and :func:`style_for` recognises its templates by
+    ``marks``. A name already known (a built-in style's, or one registered
+    before) raises ``ValueError``. The style is returned; passing it as
+    ``style=`` works without registering it too.
+    """
+    return register(
+        Style(
+            name,
+            calls=calls,
+            thinking=thinking,
+            ends=ends,
+            opening=opening,
+            read=read,
+            marks=marks,
+            outranks=outranks,
+        )
+    )
 
 
 def opens_thinking(prompt: str) -> bool:
     """Whether ``prompt`` ends inside a thinking block the generation will close.
 
-    True when its last ``<think>`` (or ``[THINK]``) comes after its last
-    ``</think>`` (or ``[/THINK]``), as in the prompts of QwQ, DeepSeek-R1
-    and Qwen3.5 with thinking on; pass the answer as ``in_thinking`` to
-    :func:`parse_output` and :class:`OutputStream`.
+    True when the prompt ends with a thinking opener of a known style
+    (``<think>``, ``[THINK]``, ``<seed:think>``...), white space aside, as
+    the generation prompts of QwQ, DeepSeek-R1 and Qwen3.5 with thinking on
+    do; pass the answer as ``in_thinking`` to :func:`parse_output` and
+    :class:`OutputStream`. Only the end counts: an opener earlier in the
+    prompt is text of a past turn (a user asking what ``<think>`` means).
+    A prompt that prefills some reasoning after the opener is not
+    recognised; pass ``in_thinking=True`` yourself.
     """
     if type(prompt) is not str:
         raise TypeError(f"prompt must be a str, not {type(prompt).__name__}")
-    opened = max(prompt.rfind(tag) for tag in _OPENERS)
-    closed = max(prompt.rfind(tag) for tag in _CLOSERS)
-    return opened > closed
+    end = prompt.rstrip()
+    return any(end.endswith(opener) for opener in thinking_openers())

@@ -1,0 +1,143 @@
+"""``chat_template.style_for``: which style a chat template's model writes, from its text.
+
+Each case is a short fragment written here in the manner of a family's
+template: the line that writes a past call into the prompt, or the
+instructions that tell the model how to call. A style's ``marks`` must
+pick out its family's fragments, and no other's. ``dev/check_style_for.py``
+runs the same over a directory of real templates.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from convtypes.dialects.chat_template import STYLES, Style, register_style, style_for
+
+# (what the fragment is in the manner of, the fragment, the style expected)
+FRAGMENTS: list[tuple[str, str, str | None]] = [
+    (
+        "Qwen2.5",
+        '{{- \'\\n<tool_call>\\n{"name": "\' }}{{- tool_call.name }}'
+        "{{- '\", \"arguments\": ' }}{{- tool_call.arguments | tojson }}{{- '}\\n</tool_call>' }}",
+        "hermes",
+    ),
+    (
+        "Hermes 2 Pro",
+        "For each function call return a json object with function name and arguments within "
+        "<tool_call></tool_call> XML tags as follows:\\n<tool_call>\\n"
+        '{"name": <function-name>, "arguments": <args-dict>}\\n</tool_call>',
+        "hermes",
+    ),
+    (
+        "Llama 3.1",
+        "{%- if builtin_tools is defined and tool_call.name in builtin_tools %}"
+        '{{- "<|python_tag|>" + tool_call.name + ".call(" }}',
+        "llama3",
+    ),
+    (
+        "Llama 3.2",
+        'Respond in the format {"name": function name, "parameters": dictionary of argument '
+        "name and its value}. Do not use variables.",
+        "llama3",
+    ),
+    (
+        "Mistral Small",
+        '{{- "[TOOL_CALLS]" + tool_call.function.name + "[ARGS]" + arguments }}',
+        "mistral",
+    ),
+    (
+        "Mistral Nemo",
+        '{{- "[TOOL_CALLS][" }}{%- for tool_call in message.tool_calls %}',
+        "mistral",
+    ),
+    (
+        "Qwen3.5",
+        "{{- '<tool_call>\\n<function=' + tool_call.name + '>\\n' }}{%- for args_name, args_value "
+        "in tool_call.arguments|items %}{{- '<parameter=' + args_name + '>\\n' }}",
+        "qwen3_coder",
+    ),
+    (
+        "Seed-OSS",
+        "{{ '<seed:tool_call>\\n<function=' + tool_call.function.name + '>' }}",
+        "qwen3_coder",
+    ),
+    (
+        "GLM-4.5",
+        "{{ '<tool_call>' + tc.name }}{% for k, v in tc.arguments.items() %}"
+        "{{ '\\n<arg_key>' + k + '</arg_key>\\n<arg_value>' + v + '</arg_value>' }}{% endfor %}",
+        "glm45",
+    ),
+    (
+        "Llama 3.2, pythonic",
+        "If you decide to invoke any of the function(s), you MUST put it in the format of "
+        "[func_name1(params_name1=params_value1, params_name2=params_value2...), "
+        "func_name2(params)]"
+        '\nRespond in the format {"name": function name, "parameters": dictionary of argument '
+        "name and its value} is not used here.",
+        "pythonic",
+    ),
+    ("Llama 4", "{{- '<|python_start|>' }}{{ tool_call.function.name }}(", "pythonic"),
+    (
+        "LFM2",
+        "{{- '<|tool_call_start|>[' + calls | join(', ') + ']<|tool_call_end|>' }}",
+        "pythonic",
+    ),
+    (
+        "DeepSeek-R1",
+        "{{'<\uff5cAssistant\uff5c><\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call"
+        "\u2581begin\uff5c>' + tool['type'] + '<\uff5ctool\u2581sep\uff5c>' + name }}",
+        "deepseek",
+    ),
+    (
+        "gpt-oss",
+        '{{- "<|start|>assistant to=" }}'
+        '{{- "functions." + tool_call.name + "<|channel|>commentary " }}',
+        "harmony",
+    ),
+    # No tools at all: nothing to tell the family by.
+    (
+        "plain ChatML",
+        "{% for m in messages %}<|im_start|>{{ m.role }}\\n{{ m.content }}<|im_end|>\\n"
+        "{% endfor %}",
+        None,
+    ),
+    (
+        "Gemma 2",
+        "{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}",
+        None,
+    ),
+    # The marks of two families that do not outrank each other: it cannot tell.
+    ("two families", "<tool_call> ... [TOOL_CALLS]", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("family", "fragment", "expected"), FRAGMENTS, ids=[case[0] for case in FRAGMENTS]
+)
+def test_style_for_recognises_the_family(family: str, fragment: str, expected: str | None) -> None:
+    found = style_for(fragment)
+    if expected is None:
+        assert found is None
+    else:
+        assert isinstance(found, Style) and found.name == expected
+
+
+def test_every_builtin_style_is_recognised_by_some_fragment() -> None:
+    # A style added without fragments here cannot be told from a template.
+    recognised = {expected for _, _, expected in FRAGMENTS if expected is not None}
+    assert set(STYLES) <= recognised
+
+
+def test_a_registered_style_contributes_its_marks_and_may_outrank() -> None:
+    plain = register_style("test_marked", marks=("<<call>>",))
+    assert style_for("{{ '<<call>>' + name }}") is plain
+    # With another family's marks as well, it cannot tell...
+    assert style_for("<<call>> and <tool_call>") is None
+    # ...unless the style says it wins over that family (its template holds both).
+    wins = register_style("test_outranking", marks=("<<fn>>",), outranks=("hermes",))
+    assert style_for("<tool_call><<fn>>get</tool_call>") is wins
+
+
+def test_style_for_takes_text() -> None:
+    with pytest.raises(TypeError, match="template must be the chat template's text, not dict"):
+        style_for({"default": "<tool_call>"})  # type: ignore[arg-type]
