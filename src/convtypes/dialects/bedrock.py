@@ -1152,7 +1152,8 @@ class Accumulator(StreamReader):
         if kind == "contentBlockDelta" and self._started and not self._finished:
             return self._delta(number, event, body)
         if kind not in _EVENTS:
-            if isinstance(kind, str) and kind.endswith("Exception"):
+            if kind == "Error" or (isinstance(kind, str) and kind.endswith("Exception")):
+                # An exception event, as sent or as botocore reads it.
                 raise self._fail(
                     number, event, kind, f"the provider reported an error: {short(body, 200)}"
                 )
