@@ -556,7 +556,7 @@ def _replayed(
             blocks.append(_wire(block))
         except ValueError as err:
             raise DialectError(
-                f"message {index}: a kept {short(_member(block), 40)} block cannot be sent: {err}",
+                f"message {index}: a kept {label(_member(block), 40)} block cannot be sent: {err}",
                 index,
             ) from None
     return blocks
@@ -807,9 +807,10 @@ def _carried(items: list[dict[str, Any]], assistant: AssistantMessage) -> bool:
     """Whether replaying ``assistant`` alone sends the content that came.
 
     Blocks the API refuses as input do not count: they go back neither way.
+    A block boto3 could not read is kept, so the transcript says one came.
     """
     flat = _flat(assistant)
-    if flat is None:
+    if flat is None or any("SDK_UNKNOWN_MEMBER" in item for item in items):
         return False
     replayed = [block for block, _, _ in map(_replayable, items) if block is not None]
     return replayed == flat
