@@ -35,14 +35,15 @@ from typing import Any
 
 import pytest
 
-botocore = pytest.importorskip("botocore")
-boto3 = pytest.importorskip("boto3")
+pytest.importorskip("botocore")
+pytest.importorskip("boto3")
 
-import botocore.awsrequest  # noqa: E402
-import botocore.eventstream  # noqa: E402
-import botocore.parsers  # noqa: E402
-import botocore.session  # noqa: E402
-import botocore.validate  # noqa: E402
+import boto3
+import botocore.awsrequest
+import botocore.eventstream
+import botocore.parsers
+import botocore.session
+import botocore.validate
 
 MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 

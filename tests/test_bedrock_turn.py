@@ -35,8 +35,6 @@ from convtypes.dialects import (
     ToolCallStart,
     ToolSchemaError,
     ToolSpec,
-    UnansweredCall,
-    UnsupportedContent,
     Usage,
     anthropic,
     bedrock,
@@ -47,13 +45,11 @@ from bedrock_replies import (
     REDACTED,
     SIGNATURE,
     b64,
-    block_events,
     cached_usage,
     citation,
     cited_reply,
     code_interpreter,
     events_of,
-    halves,
     padded,
     redacted_stream,
     redacted_then_text,
@@ -72,7 +68,6 @@ from bedrock_sdk import (
     validate_tools,
 )
 from budget import examples
-from ownership import assert_owned
 
 WEATHER = ToolSpec(
     name="get_weather",
@@ -858,3 +853,731 @@ def test_kept_bytes_that_are_not_base64_are_refused_naming_the_message() -> None
     ) as caught:
         bedrock.to_request(transcript)
     assert caught.value.index == 1
+
+
+# --- streams ------------------------------------------------------------------------------
+
+
+def test_deltas_show_reasoning_text_and_calls_as_they_come() -> None:
+    reply = thinking_then_call()
+    reply["output"]["message"]["content"][2]["toolUse"]["input"] = {"city": "Oslo"}
+    accumulator = bedrock.Accumulator()
+    deltas = [d for event in events_of(reply) for d in accumulator.feed(event)]
+    thought = "The user asks about their city; I need their country first."
+    text = "Let me look up your country first."
+    arguments = json.dumps({"city": "Oslo"})
+    assert deltas == [
+        ThinkingDelta(thought[: len(thought) // 2]),
+        ThinkingDelta(thought[len(thought) // 2 :]),
+        TextDelta(text[: len(text) // 2]),
+        TextDelta(text[len(text) // 2 :]),
+        ToolCallStart(0, "tooluse_4Lo0VSxFT5yev_QskOCQdw", "get_user_country"),
+        ToolCallDelta(0, arguments[: len(arguments) // 2]),
+        ToolCallDelta(0, arguments[len(arguments) // 2 :]),
+    ]
+
+
+def test_texts_other_blocks_separate_are_a_blank_line_apart() -> None:
+    reply = reply_of(
+        [
+            {"text": "Before."},
+            {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}},
+            {"reasoningContent": {"reasoningText": {"text": "hm", "signature": "s"}}},
+            {"text": "After."},
+        ],
+        stop="tool_use",
+    )
+    accumulator = bedrock.Accumulator()
+    texts = [
+        d.text
+        for event in events_of(reply, whole)
+        for d in accumulator.feed(event)
+        if isinstance(d, TextDelta)
+    ]
+    assert texts == ["Before.", "\n\nAfter."]
+    assert "".join(texts) == bedrock.from_response(reply)[-1].content  # type: ignore[union-attr]
+
+
+def test_a_server_call_gives_no_call_deltas() -> None:
+    accumulator = bedrock.Accumulator()
+    deltas = [d for event in events_of(code_interpreter()) for d in accumulator.feed(event)]
+    starts = [d for d in deltas if isinstance(d, ToolCallStart)]
+    assert starts == [ToolCallStart(0, "tooluse_owdFRfkTTQabYjvP3GM_vQ", "final_result")]
+    assert all(d.index == 0 for d in deltas if isinstance(d, ToolCallDelta))
+
+
+def _unique_calls(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Blocks with every toolUse id made unique, each server call followed by its result."""
+    out: list[dict[str, Any]] = []
+    for number, block in enumerate(content):
+        if "toolUse" in block:
+            use = {**block["toolUse"], "toolUseId": f"tooluse_{number:03d}"}
+            out.append({"toolUse": use})
+            if use.get("type") == "server_tool_use":
+                result = {
+                    "toolUseId": use["toolUseId"],
+                    "type": "nova_code_interpreter_result",
+                    "status": "success",
+                    "content": [{"json": {"stdOut": "1"}}],
+                }
+                out.append({"toolResult": result})
+        else:
+            out.append(block)
+    return out
+
+
+_arguments = st.dictionaries(cst.texts(8), cst.json_values(6), max_size=3)
+_blocks = st.one_of(
+    cst.texts().map(lambda text: {"text": text}),
+    st.tuples(cst.texts(), cst.texts(16).filter(bool)).map(
+        lambda p: {"reasoningContent": {"reasoningText": {"text": p[0], "signature": p[1]}}}
+    ),
+    cst.texts().map(lambda text: {"reasoningContent": {"reasoningText": {"text": text}}}),
+    st.binary(min_size=1, max_size=12).map(
+        lambda raw: {"reasoningContent": {"redactedContent": b64(raw)}}
+    ),
+    st.tuples(st.sampled_from(["f", "g_1", "h-2"]), _arguments).map(
+        lambda p: {"toolUse": {"toolUseId": "x", "name": p[0], "input": p[1]}}
+    ),
+    _arguments.map(
+        lambda a: {
+            "toolUse": {
+                "toolUseId": "x",
+                "name": "nova_code_interpreter",
+                "input": a,
+                "type": "server_tool_use",
+            }
+        }
+    ),
+    cst.texts().map(
+        lambda text: {
+            "citationsContent": {"content": [{"text": text}], "citations": [citation(0, 3)]}
+        }
+    ),
+)
+_contents = st.lists(_blocks, max_size=6).map(_unique_calls)
+
+
+def _pieces(data: st.DataObject) -> Any:
+    def cut(text: str) -> list[str]:
+        if len(text) < 2:
+            return [text]
+        points = sorted(data.draw(st.sets(st.integers(1, len(text) - 1), max_size=4)))
+        edges = [0, *points, len(text)]
+        return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+
+    return cut
+
+
+@settings(max_examples=examples(150, 40), deadline=None)
+@given(_contents, st.data())
+def test_deltas_add_up_to_the_reply(content: list[dict[str, Any]], data: st.DataObject) -> None:
+    reply = reply_of(content, stop="tool_use")
+    events = events_of(reply, _pieces(data))
+    if data.draw(st.booleans()):
+        events = parsed_events(events)  # as boto3 yields them: bytes, no padding
+    accumulator = bedrock.Accumulator()
+    deltas = [d for event in events for d in accumulator.feed(event)]
+    messages = bedrock.from_response(reply)
+    assert accumulator.result() == messages
+    assistant = messages[-1]
+    assert isinstance(assistant, ct.AssistantMessage)
+    assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == assistant.content
+    thoughts = "".join(t.text for t in assistant.thinking)
+    assert "".join(d.text for d in deltas if isinstance(d, ThinkingDelta)) == thoughts
+    starts = [d for d in deltas if isinstance(d, ToolCallStart)]
+    assert [(s.id, s.name) for s in starts] == [(c.id, c.name) for c in assistant.tool_calls]
+    for position, call in enumerate(assistant.tool_calls):
+        text = "".join(
+            d.arguments for d in deltas if isinstance(d, ToolCallDelta) and d.index == position
+        )
+        assert json.loads(text) == call.arguments
+
+
+def _replayable_wire(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What of a reply's content the API takes back, as boto3 takes it."""
+    out = []
+    for block in _wire(content):
+        text = block.get("text")
+        if isinstance(text, str) and (text == "" or text.isspace()):
+            continue
+        reasoning = block.get("reasoningContent", {}).get("reasoningText")
+        if reasoning is not None and not reasoning.get("signature"):
+            continue
+        out.append(block)
+    if all("reasoningContent" in block for block in out):
+        return []  # a turn of reasoning alone is not sent
+    return out
+
+
+@settings(max_examples=examples(150, 40), deadline=None)
+@given(_contents)
+def test_every_reply_replays_as_it_came(content: list[dict[str, Any]]) -> None:
+    reply = reply_of(content, stop="tool_use")
+    messages = bedrock.from_response(reply)
+    results = [
+        ct.ToolResultMessage(tool_use_id=call.id, content="ok")
+        for call in bedrock.read_reply(reply).tool_calls
+    ]
+    transcript: list[ct.Message] = [ct.UserMessage(content="q"), *messages, *results]
+    body = bedrock.to_request(transcript)
+    validate(body, bedrock.tools_to_request([ToolSpec(name="f")]))
+    expected = _replayable_wire(content)
+    if expected:
+        assert body["messages"][1]["content"] == expected
+    else:
+        assert body["messages"] == [{"role": "user", "content": [{"text": "q"}]}]
+    # left_out names one piece for each block the transcript stored (the
+    # items, or the flat message's thinking, text and calls) that did not go.
+    noted = bedrock.left_out(transcript)
+    assert all(note.index in (1, len(messages)) for note in noted)
+    assistant = messages[-1]
+    assert isinstance(assistant, ct.AssistantMessage)
+    if len(messages) == 2:
+        stored = len(messages[0].items)  # type: ignore[union-attr]
+    else:
+        stored = len(assistant.thinking) + bool(assistant.content) + len(assistant.tool_calls)
+    sent = len(body["messages"][1]["content"]) if len(body["messages"]) > 1 else 0
+    assert len(noted) == stored - sent
+
+
+# --- a cut stream, a cancel, and the next request ---------------------------------------------
+
+
+def _parallel_calls() -> dict[str, Any]:
+    """Reference: text, then two client calls (Claude's parallel tool use)."""
+    return reply_of(
+        [
+            {"text": "Checking both."},
+            {
+                "toolUse": {
+                    "toolUseId": "tooluse_a1",
+                    "name": "get_weather",
+                    "input": {"city": "Oslo"},
+                    "type": "tool_use",
+                }
+            },
+            {
+                "toolUse": {
+                    "toolUseId": "tooluse_b2",
+                    "name": "get_weather",
+                    "input": {"city": "Rome"},
+                    "type": "tool_use",
+                }
+            },
+        ],
+        stop="tool_use",
+    )
+
+
+STREAMS = {
+    "thinking-then-call": lambda: events_of(thinking_then_call()),
+    "redacted": redacted_stream,
+    "thinking": thinking_stream,
+    "server-tool": lambda: padded(events_of(code_interpreter())),
+    "citations": lambda: events_of(cited_reply()),
+    "parallel-calls": lambda: events_of(_parallel_calls()),
+    "block-order": lambda: events_of(
+        reply_of(
+            [
+                {"reasoningContent": {"reasoningText": {"text": "plan", "signature": SIGNATURE}}},
+                {"text": "A"},
+                {"toolUse": {"toolUseId": "t1", "name": "f", "input": {"k": [1, 2]}}},
+                {"text": "B"},
+            ],
+            stop="tool_use",
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+def test_a_cancel_after_any_event_leaves_a_request_the_api_takes(name: str) -> None:
+    events = STREAMS[name]()
+    tools = bedrock.tools_to_request(
+        [
+            ToolSpec(name="f"),
+            WEATHER,
+            ToolSpec(name="get_user_country"),
+            ToolSpec(name="final_result"),
+        ]
+    )
+    for cut in range(len(events) + 1):
+        accumulator = _feed(events[:cut])
+        history: list[ct.Message] = [ct.UserMessage(content="go"), *accumulator.partial()]
+        closed = ct.close_open_calls(history, "cancelled")
+        transcript = [*closed, ct.UserMessage(content="never mind")]
+        body = bedrock.to_request(transcript)
+        try:
+            validate(body, tools)
+        except RequestInvalid as err:
+            raise AssertionError(f"cut after {cut} events: {err}") from None
+        # A reply that holds nothing sendable sends no turn.
+        if len(body["messages"]) == 1:
+            assert body["messages"][0]["content"] == [{"text": "go"}, {"text": "never mind"}]
+        assert ct.open_calls(transcript) == []
+
+
+def test_a_cut_call_is_kept_but_neither_run_nor_sent() -> None:
+    reply = _parallel_calls()
+    events = events_of(reply, whole)
+    # Cut at the token limit inside the second call: its input never completes.
+    second = [
+        n
+        for n, e in enumerate(events)
+        if e.get("contentBlockDelta", {}).get("contentBlockIndex") == 2
+    ]
+    events = events[: second[0]]
+    events.append(
+        {
+            "contentBlockDelta": {
+                "contentBlockIndex": 2,
+                "delta": {"toolUse": {"input": '{"city": "Ro'}},
+            }
+        }
+    )
+    events.append({"messageStop": {"stopReason": "max_tokens"}})
+    accumulator = _feed(events)
+    items, assistant = accumulator.result()
+    assert isinstance(items, ct.ProviderOutputItemsMessage)
+    assert items.items[2] == {
+        "toolUse": {
+            "toolUseId": "tooluse_b2",
+            "name": "get_weather",
+            "input": {},
+            "type": "tool_use",
+        }
+    }
+    assert [c.id for c in accumulator.reply().tool_calls] == ["tooluse_a1"]
+    assert accumulator.reply().stop_reason == "max_tokens"
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        items,
+        assistant,
+        ct.ToolResultMessage(tool_use_id="tooluse_a1", content="Rain"),
+    ]
+    body = bedrock.to_request(transcript)
+    validate(body, bedrock.tools_to_request([WEATHER]))
+    assert [next(iter(b)) for b in body["messages"][1]["content"]] == ["text", "toolUse"]
+    assert bedrock.left_out(transcript) == [
+        LeftOut(1, "call", "a tool call cut off at the token limit")
+    ]
+
+
+def test_a_whole_last_call_of_a_cut_reply_is_not_run_either() -> None:
+    reply = _parallel_calls()
+    reply["stopReason"] = "max_tokens"
+    assert [c.id for c in bedrock.read_reply(reply).tool_calls] == ["tooluse_a1"]
+    assert [c.id for c in _feed(events_of(reply)).reply().tool_calls] == ["tooluse_a1"]
+
+
+def test_partial_keeps_what_arrived_and_only_whole_calls() -> None:
+    events = events_of(_parallel_calls(), whole)
+    accumulator = bedrock.Accumulator()
+    for event in events[:4]:  # start, the text, its stop, the first call's start
+        accumulator.feed(event)
+    # The call that began is kept in the items, but no call is run before its input is whole.
+    items, assistant = accumulator.partial()
+    assert assistant == ct.AssistantMessage(content="Checking both.")
+    assert isinstance(items, ct.ProviderOutputItemsMessage) and len(items.items) == 2
+    for event in events[4:7]:
+        accumulator.feed(event)
+    last = accumulator.partial()[-1]
+    assert isinstance(last, ct.AssistantMessage)
+    assert [c.id for c in last.tool_calls] == ["tooluse_a1"]
+    with pytest.raises(StreamError, match="without messageStop"):
+        accumulator.result()
+
+
+def test_partial_after_a_call_whose_input_does_not_parse() -> None:
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {
+            "contentBlockStart": {
+                "contentBlockIndex": 0,
+                "start": {"toolUse": {"toolUseId": "t", "name": "f"}},
+            }
+        },
+        {
+            "contentBlockDelta": {
+                "contentBlockIndex": 0,
+                "delta": {"toolUse": {"input": '{"a": tru'}},
+            }
+        },
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+    ]
+    accumulator = bedrock.Accumulator()
+    for event in events[:3]:
+        accumulator.feed(event)
+    with pytest.raises(
+        StreamError, match=r"event 3 \(contentBlockStop\): the tool input of block 0 does not parse"
+    ) as caught:
+        accumulator.feed(events[3])
+    assert caught.value.index == 3
+    partial = accumulator.partial()
+    assert [m.tool_calls for m in partial if isinstance(m, ct.AssistantMessage)] == [()]
+
+
+# --- the real client: a streamed turn, then the next request ----------------------------------
+
+
+def test_a_streamed_turn_through_a_real_client() -> None:
+    made, transport = client()
+    transport.reply_stream(padded(events_of(_parallel_calls())))
+    transport.reply_json(reply_of([{"text": "Rain in Oslo, sun in Rome."}]))
+    tools = bedrock.tools_to_request([WEATHER], cache=True)
+    transcript: list[ct.Message] = [ct.UserMessage(content="Oslo and Rome?")]
+    response = made.converse_stream(modelId="m", **bedrock.to_request(transcript), **tools)
+    accumulator = bedrock.Accumulator()
+    for event in response["stream"]:
+        accumulator.feed(event)
+    reply = accumulator.reply()
+    transcript += reply.messages
+    transcript += [ct.ToolResultMessage(tool_use_id=c.id, content="Rain") for c in reply.tool_calls]
+    # The client validates the request itself before it sends it.
+    final = made.converse(modelId="m", **bedrock.to_request(transcript, cache=True), **tools)
+    assert bedrock.from_response(final) == [
+        ct.AssistantMessage(content="Rain in Oslo, sun in Rome.")
+    ]
+    sent = transport.sent[1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert [next(iter(b)) for b in sent[2]["content"]] == ["toolResult", "toolResult", "cachePoint"]
+
+
+def test_an_exception_in_a_live_stream_is_botocores_and_the_dict_form_is_ours() -> None:
+    from botocore.exceptions import EventStreamError  # type: ignore[import-untyped]
+
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"throttlingException": {"message": "Too many tokens, slow down"}},
+    ]
+    with pytest.raises(EventStreamError, match="slow down"):
+        parsed_events(events)
+    for form in (events[1], parsed_event(events[1])):
+        accumulator = _feed(events[:1])
+        with pytest.raises(
+            StreamError,
+            match=r"^event 1 \((throttlingException|Error)\): the provider reported an error: .*slow down",
+        ):
+            accumulator.feed(form)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "internalServerException",
+        "modelStreamErrorException",
+        "validationException",
+        "throttlingException",
+        "serviceUnavailableException",
+    ],
+)
+def test_every_exception_event_is_the_providers_error(name: str) -> None:
+    body = (
+        {"message": "Overloaded", "originalStatusCode": 529}
+        if name.startswith("model")
+        else {"message": "Overloaded"}
+    )
+    accumulator = _feed(
+        [
+            {"messageStart": {"role": "assistant"}},
+            {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "a"}}},
+        ]
+    )
+    with pytest.raises(
+        StreamError, match=f"event 2 \\({name}\\): the provider reported an error: .*Overloaded"
+    ) as caught:
+        accumulator.feed({name: body})
+    assert caught.value.index == 2
+    assert accumulator.partial() == [ct.AssistantMessage(content="a")]
+
+
+# --- malformed streams and replies ------------------------------------------------------------
+
+START = {"messageStart": {"role": "assistant"}}
+
+
+def _delta(index: Any, delta: Any) -> dict[str, Any]:
+    return {"contentBlockDelta": {"contentBlockIndex": index, "delta": delta}}
+
+
+BAD_STREAMS: list[tuple[str, list[Any], str, int]] = [
+    (
+        "two-events-in-one",
+        [{"messageStart": {}, "messageStop": {}}],
+        "expected one event keyed by its name",
+        0,
+    ),
+    (
+        "raw-payload",
+        [{"contentBlockIndex": 0, "delta": {"text": "a"}}],
+        "expected one event keyed by its name",
+        0,
+    ),
+    (
+        "before-start",
+        [_delta(0, {"text": "a"})],
+        r"event 0 \(contentBlockDelta\): came before messageStart",
+        0,
+    ),
+    ("second-start", [START, START], "a second messageStart", 1),
+    ("body-not-object", [START, {"contentBlockStop": 3}], "is not an object", 1),
+    ("no-index", [START, _delta(None, {"text": "a"})], "has no contentBlockIndex", 1),
+    (
+        "negative-index",
+        [START, {"contentBlockStop": {"contentBlockIndex": -1}}],
+        "has no contentBlockIndex",
+        1,
+    ),
+    (
+        "two-members",
+        [START, _delta(0, {"text": "a", "toolUse": {}})],
+        "has no delta holding one member",
+        1,
+    ),
+    ("text-not-text", [START, _delta(0, {"text": 5})], "the text is not text", 1),
+    (
+        "stop-never-began",
+        [START, {"contentBlockStop": {"contentBlockIndex": 4}}],
+        "names content block 4, which never began",
+        1,
+    ),
+    (
+        "tool-delta-never-began",
+        [START, _delta(0, {"toolUse": {"input": "{}"}})],
+        "names content block 0, which never began",
+        1,
+    ),
+    (
+        "text-to-reasoning",
+        [START, _delta(0, {"reasoningContent": {"text": "a"}}), _delta(0, {"text": "b"})],
+        "a text delta cannot apply to a reasoning block",
+        2,
+    ),
+    (
+        "tool-input-to-text",
+        [START, _delta(0, {"text": "a"}), _delta(0, {"toolUse": {"input": "{"}})],
+        "names content block 0|cannot apply to a text block",
+        2,
+    ),
+    (
+        "after-stop",
+        [
+            START,
+            _delta(0, {"text": "a"}),
+            {"contentBlockStop": {"contentBlockIndex": 0}},
+            _delta(0, {"text": "b"}),
+        ],
+        "content block 0 was already stopped",
+        3,
+    ),
+    (
+        "started-twice",
+        [
+            START,
+            {
+                "contentBlockStart": {
+                    "contentBlockIndex": 0,
+                    "start": {"toolUse": {"toolUseId": "t", "name": "f"}},
+                }
+            },
+        ]
+        * 1
+        + [
+            {
+                "contentBlockStart": {
+                    "contentBlockIndex": 0,
+                    "start": {"toolUse": {"toolUseId": "t", "name": "f"}},
+                }
+            }
+        ],
+        "content block 0 was already started",
+        2,
+    ),
+    (
+        "call-without-id",
+        [
+            START,
+            {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"name": "f"}}}},
+        ],
+        "a toolUse without a toolUseId and a name",
+        1,
+    ),
+    (
+        "start-of-nothing",
+        [START, {"contentBlockStart": {"contentBlockIndex": 0, "start": {}}}],
+        "has no start holding one member",
+        1,
+    ),
+    (
+        "redacted-not-base64",
+        [START, _delta(0, {"reasoningContent": {"redactedContent": "not base64!"}})],
+        "the redacted content: its bytes are not base64 text",
+        1,
+    ),
+    (
+        "redacted-after-text",
+        [
+            START,
+            _delta(0, {"reasoningContent": {"text": "a"}}),
+            _delta(0, {"reasoningContent": {"redactedContent": "YQ=="}}),
+        ],
+        "redacted content after reasoning text",
+        2,
+    ),
+    ("stop-without-reason", [START, {"messageStop": {}}], "has no stopReason", 1),
+    (
+        "open-block-at-stop",
+        [
+            START,
+            _delta(0, {"text": "a"}),
+            _delta(1, {"text": "b"}),
+            {"contentBlockStop": {"contentBlockIndex": 1}},
+            {"messageStop": {"stopReason": "end_turn"}},
+        ],
+        "content block 0 was never stopped",
+        4,
+    ),
+    (
+        "after-message-stop",
+        [START, {"messageStop": {"stopReason": "end_turn"}}, _delta(0, {"text": "a"})],
+        "the stream already ended with messageStop",
+        2,
+    ),
+    ("usage-not-object", [START, {"metadata": {"usage": [1]}}], "the usage is not an object", 1),
+    ("not-a-dict", [START, ["contentBlockDelta"]], "expected an event as a dict", 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("events", "pattern", "at"), [s[1:] for s in BAD_STREAMS], ids=[s[0] for s in BAD_STREAMS]
+)
+def test_a_malformed_stream_names_the_event(events: list[Any], pattern: str, at: int) -> None:
+    accumulator = bedrock.Accumulator()
+    with pytest.raises(StreamError, match=pattern) as caught:
+        for event in events:
+            accumulator.feed(event)
+    assert caught.value.index == at and caught.value.event is events[at]
+    accumulator.partial()  # still readable
+
+
+def test_event_and_delta_types_newer_than_this_version_pass() -> None:
+    events = [
+        START,
+        {"somethingNew": {"x": 1}},
+        _delta(0, {"text": "a"}),
+        _delta(0, {"futureDelta": {"y": 2}}),
+        _delta(1, {"reasoningContent": {"text": "t"}}),
+        _delta(1, {"reasoningContent": {"futureMember": "z"}}),
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        {"messageStop": {"stopReason": "end_turn"}},
+        {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 2}}},
+        {"somethingNewer": {}},
+    ]
+    accumulator = _feed(events)
+    assert accumulator.finished
+    assert accumulator.result() == [
+        ct.AssistantMessage(content="a", thinking=(ct.ThinkingBlock(text="t"),))
+    ]
+
+
+def test_the_stream_cut_at_the_limit_may_leave_its_last_block_open() -> None:
+    events = [START, _delta(0, {"text": "a"}), {"messageStop": {"stopReason": "max_tokens"}}]
+    assert _feed(events).result() == [ct.AssistantMessage(content="a")]
+    cut_inside = [
+        START,
+        {
+            "contentBlockStart": {
+                "contentBlockIndex": 0,
+                "start": {"toolUse": {"toolUseId": "t", "name": "f"}},
+            }
+        },
+        _delta(0, {"toolUse": {"input": '{"a": [1, 2'}}),
+        {"messageStop": {"stopReason": "max_tokens"}},
+    ]
+    items, assistant = _feed(cut_inside).result()
+    assert isinstance(items, ct.ProviderOutputItemsMessage)
+    assert items.items == ({"toolUse": {"toolUseId": "t", "name": "f", "input": {"a": [1, 2]}}},)
+    assert assistant == ct.AssistantMessage()
+    unreadable = [*cut_inside[:2], _delta(0, {"toolUse": {"input": '{"a": x'}}), cut_inside[3]]
+    accumulator = _feed(unreadable[:3])
+    assert accumulator.partial()[-1] == ct.AssistantMessage()  # before the end: no call
+    accumulator.feed(unreadable[3])
+    with pytest.raises(StreamError, match="cut off where it cannot be read") as caught:
+        accumulator.result()
+    assert caught.value.index == 1
+
+
+BAD_REPLIES: list[tuple[str, Any, str]] = [
+    ("no-output", {"stopReason": "end_turn"}, "the response: missing 'output'"),
+    ("output-without-message", {"output": {}}, "missing 'message'"),
+    ("content-not-list", {"output": {"message": {"content": {}}}}, "'content' should be list"),
+    ("block-not-object", reply_of(["x"]), r"response.content\[0\]: expected an object"),
+    ("two-members", reply_of([{"text": "a", "toolUse": {}}]), "holds one member"),
+    ("empty-block", reply_of([{}]), "holds one member"),
+    ("text-not-text", reply_of([{"text": 3}]), "'text' should be str"),
+    ("call-without-id", reply_of([{"toolUse": {"name": "f", "input": {}}}]), "missing 'toolUseId'"),
+    (
+        "input-not-object",
+        reply_of([{"toolUse": {"toolUseId": "t", "name": "f", "input": []}}]),
+        "'input' should be dict",
+    ),
+    (
+        "reasoning-not-object",
+        reply_of([{"reasoningContent": "x"}]),
+        "reasoningContent should be an object",
+    ),
+    (
+        "reasoning-without-text",
+        reply_of([{"reasoningContent": {"reasoningText": {}}}]),
+        "missing 'text'",
+    ),
+    (
+        "signature-not-text",
+        reply_of([{"reasoningContent": {"reasoningText": {"text": "a", "signature": 1}}}]),
+        "'signature' should be str",
+    ),
+    (
+        "redacted-not-bytes",
+        reply_of([{"reasoningContent": {"redactedContent": 5}}]),
+        "redactedContent should be bytes",
+    ),
+    (
+        "cited-not-object",
+        reply_of([{"citationsContent": []}]),
+        "citationsContent should be an object",
+    ),
+    (
+        "cited-content-not-list",
+        reply_of([{"citationsContent": {"content": "x"}}]),
+        "citationsContent.content should be a list",
+    ),
+    (
+        "client-error",
+        {
+            "Error": {"Code": "ThrottlingException", "Message": "Too many requests"},
+            "ResponseMetadata": {},
+        },
+        "reported an error: .*Too many requests",
+    ),
+    (
+        "rest-error-body",
+        {"message": "The provided model identifier is invalid."},
+        "reported an error: .*model identifier",
+    ),
+    (
+        "exception-shape",
+        {"validationException": {"message": "Malformed input"}},
+        "reported an error: .*Malformed input",
+    ),
+    ("not-a-dict", [1], "expected the response as a dict"),
+]
+
+
+@pytest.mark.parametrize(
+    ("response", "pattern"), [r[1:] for r in BAD_REPLIES], ids=[r[0] for r in BAD_REPLIES]
+)
+def test_a_malformed_reply_names_what_is_wrong(response: Any, pattern: str) -> None:
+    with pytest.raises(ResponseError, match=pattern):
+        bedrock.from_response(response)
