@@ -46,7 +46,7 @@ def b64(raw: bytes) -> str:
 
 
 def reply_of(
-    content: list[dict[str, Any]],
+    content: list[Any],
     stop: str = "end_turn",
     usage: dict[str, Any] | None = None,
     **extra: Any,

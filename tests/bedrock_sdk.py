@@ -38,12 +38,12 @@ import pytest
 pytest.importorskip("botocore")
 pytest.importorskip("boto3")
 
-import boto3
-import botocore.awsrequest
-import botocore.eventstream
-import botocore.parsers
-import botocore.session
-import botocore.validate
+import boto3  # type: ignore[import-untyped]
+import botocore.awsrequest  # type: ignore[import-untyped]
+import botocore.eventstream  # type: ignore[import-untyped]
+import botocore.parsers  # type: ignore[import-untyped]
+import botocore.session  # type: ignore[import-untyped]
+import botocore.validate  # type: ignore[import-untyped]
 
 MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0"
 

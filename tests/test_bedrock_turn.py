@@ -15,7 +15,9 @@ parser, its own event-stream reader). Where each reply's shape comes from
 from __future__ import annotations
 
 import base64
+import itertools
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -108,7 +110,7 @@ def _sent(reply_messages: list[ct.Message]) -> list[dict[str, Any]]:
 
 def _wire(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Content blocks as boto3 takes them: the REST JSON's base64 text as bytes."""
-    out = json.loads(json.dumps(blocks))
+    out: list[dict[str, Any]] = json.loads(json.dumps(blocks))
     for block in out:
         reasoning = block.get("reasoningContent", {})
         if "redactedContent" in reasoning:
@@ -964,7 +966,7 @@ def _pieces(data: st.DataObject) -> Any:
             return [text]
         points = sorted(data.draw(st.sets(st.integers(1, len(text) - 1), max_size=4)))
         edges = [0, *points, len(text)]
-        return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+        return [text[a:b] for a, b in itertools.pairwise(edges)]
 
     return cut
 
@@ -1070,7 +1072,7 @@ def _parallel_calls() -> dict[str, Any]:
     )
 
 
-STREAMS = {
+STREAMS: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "thinking-then-call": lambda: events_of(thinking_then_call()),
     "redacted": redacted_stream,
     "thinking": thinking_stream,
