@@ -1594,7 +1594,9 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 
 def _media(*blocks: Any, unsupported: Any = "raise") -> list[dict[str, Any]]:
-    messages: list[ct.Message] = [ct.UserMultimodalMessage(content=(ct.TextBlock(text="see"), *blocks))]
+    messages: list[ct.Message] = [
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="see"), *blocks))
+    ]
     body = bedrock.to_request(messages, unsupported=unsupported)
     validate(body)
     content: list[dict[str, Any]] = body["messages"][0]["content"][1:]
@@ -1604,20 +1606,48 @@ def _media(*blocks: Any, unsupported: Any = "raise") -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("block", "expected"),
     [
-        (ct.ImageBase64Block(data=b64(PNG), media_type="image/png"), {"image": {"format": "png", "source": {"bytes": PNG}}}),
-        (ct.ImageBase64Block(data=b64(PNG), media_type="IMAGE/JPG"), {"image": {"format": "jpeg", "source": {"bytes": PNG}}}),
-        (ct.ImageUrlBlock(url="data:image/webp;base64," + b64(PNG)), {"image": {"format": "webp", "source": {"bytes": PNG}}}),
+        (
+            ct.ImageBase64Block(data=b64(PNG), media_type="image/png"),
+            {"image": {"format": "png", "source": {"bytes": PNG}}},
+        ),
+        (
+            ct.ImageBase64Block(data=b64(PNG), media_type="IMAGE/JPG"),
+            {"image": {"format": "jpeg", "source": {"bytes": PNG}}},
+        ),
+        (
+            ct.ImageUrlBlock(url="data:image/webp;base64," + b64(PNG)),
+            {"image": {"format": "webp", "source": {"bytes": PNG}}},
+        ),
         (
             ct.ImageUrlBlock(url="s3://my-bucket/charts/q3.PNG"),
-            {"image": {"format": "png", "source": {"s3Location": {"uri": "s3://my-bucket/charts/q3.PNG"}}}},
+            {
+                "image": {
+                    "format": "png",
+                    "source": {"s3Location": {"uri": "s3://my-bucket/charts/q3.PNG"}},
+                }
+            },
         ),
-        (ct.VideoBase64Block(data=b64(b"vid"), media_type="video/quicktime"), {"video": {"format": "mov", "source": {"bytes": b"vid"}}}),
+        (
+            ct.VideoBase64Block(data=b64(b"vid"), media_type="video/quicktime"),
+            {"video": {"format": "mov", "source": {"bytes": b"vid"}}},
+        ),
         (
             ct.VideoUrlBlock(url="s3://my-bucket/clip.3gp"),
-            {"video": {"format": "three_gp", "source": {"s3Location": {"uri": "s3://my-bucket/clip.3gp"}}}},
+            {
+                "video": {
+                    "format": "three_gp",
+                    "source": {"s3Location": {"uri": "s3://my-bucket/clip.3gp"}},
+                }
+            },
         ),
-        (ct.AudioBase64Block(data=b64(b"RIFF"), media_type="audio/x-wav"), {"audio": {"format": "wav", "source": {"bytes": b"RIFF"}}}),
-        (ct.AudioUrlBlock(url="data:audio/mpeg;base64," + b64(b"ID3")), {"audio": {"format": "mp3", "source": {"bytes": b"ID3"}}}),
+        (
+            ct.AudioBase64Block(data=b64(b"RIFF"), media_type="audio/x-wav"),
+            {"audio": {"format": "wav", "source": {"bytes": b"RIFF"}}},
+        ),
+        (
+            ct.AudioUrlBlock(url="data:audio/mpeg;base64," + b64(b"ID3")),
+            {"audio": {"format": "mp3", "source": {"bytes": b"ID3"}}},
+        ),
     ],
 )
 def test_media_go_as_bytes_or_from_s3(block: Any, expected: dict[str, Any]) -> None:
@@ -1629,7 +1659,10 @@ def test_media_go_as_bytes_or_from_s3(block: Any, expected: dict[str, Any]) -> N
     [
         (ct.ImageUrlBlock(url="https://example.com/a.png"), "cannot fetch image from a URL"),
         (ct.ImageUrlBlock(url="data:image/png,%89PNG"), "takes a data: URL only in base64"),
-        (ct.ImageBase64Block(data=b64(PNG), media_type="image/heic"), "takes no 'image/heic' image"),
+        (
+            ct.ImageBase64Block(data=b64(PNG), media_type="image/heic"),
+            "takes no 'image/heic' image",
+        ),
         (ct.ImageBase64Block(data="%%%", media_type="image/png"), "base64 is empty or malformed"),
         (ct.ImageBase64Block(data="", media_type="image/png"), "base64 is empty or malformed"),
         (ct.ImageUrlBlock(url="s3://My_Bucket/a.png"), "S3 locations of the form"),
@@ -1641,13 +1674,23 @@ def test_media_go_as_bytes_or_from_s3(block: Any, expected: dict[str, Any]) -> N
     ],
 )
 def test_media_the_api_cannot_take_are_refused_or_noted(block: Any, why: str) -> None:
-    with pytest.raises(UnsupportedContent, match=r"message 0, block 1 \(\w+\): Bedrock .*" + why) as caught:
+    with pytest.raises(
+        UnsupportedContent, match=r"message 0, block 1 \(\w+\): Bedrock .*" + why
+    ) as caught:
         _media(block)
     assert caught.value.index == 0 and caught.value.block == block
     [note] = _media(block, unsupported="note")
     assert note["text"].endswith("attachment not sent: Bedrock does not accept it]")
-    kind = "image" if "Image" in type(block).__name__ else "video" if "Video" in type(block).__name__ else "audio"
-    messages: list[ct.Message] = [ct.UserMultimodalMessage(content=(ct.TextBlock(text="see"), block))]
+    kind = (
+        "image"
+        if "Image" in type(block).__name__
+        else "video"
+        if "Video" in type(block).__name__
+        else "audio"
+    )
+    messages: list[ct.Message] = [
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="see"), block))
+    ]
     [left] = bedrock.left_out(messages)
     assert (left.index, left.what) == (0, kind) and why in left.why
 
@@ -1675,12 +1718,26 @@ def _request(messages: list[ct.Message]) -> dict[str, Any]:
     ("given", "without", "expected"),
     [
         (
-            ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), ct.ImageUrlBlock(url="s3://b-1/x.png", detail="high"))),
-            ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), ct.ImageUrlBlock(url="s3://b-1/x.png"))),
+            ct.UserMultimodalMessage(
+                content=(
+                    ct.TextBlock(text="a"),
+                    ct.ImageUrlBlock(url="s3://b-1/x.png", detail="high"),
+                )
+            ),
+            ct.UserMultimodalMessage(
+                content=(ct.TextBlock(text="a"), ct.ImageUrlBlock(url="s3://b-1/x.png"))
+            ),
             [LeftOut(0, "detail", "block 1: Converse has no image detail")],
         ),
         (
-            ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), ct.VideoBase64Block(data=VIDEO.data, media_type="video/mp4", fps=2.0, max_frames=30))),
+            ct.UserMultimodalMessage(
+                content=(
+                    ct.TextBlock(text="a"),
+                    ct.VideoBase64Block(
+                        data=VIDEO.data, media_type="video/mp4", fps=2.0, max_frames=30
+                    ),
+                )
+            ),
             ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), VIDEO)),
             [
                 LeftOut(0, "fps", "block 1: Converse cannot be told a frame rate"),
@@ -1688,8 +1745,15 @@ def _request(messages: list[ct.Message]) -> dict[str, Any]:
             ],
         ),
         (
-            ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), ct.AudioUrlBlock(url="s3://b-1/x.wav", sample_rate=16000))),
-            ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), ct.AudioUrlBlock(url="s3://b-1/x.wav"))),
+            ct.UserMultimodalMessage(
+                content=(
+                    ct.TextBlock(text="a"),
+                    ct.AudioUrlBlock(url="s3://b-1/x.wav", sample_rate=16000),
+                )
+            ),
+            ct.UserMultimodalMessage(
+                content=(ct.TextBlock(text="a"), ct.AudioUrlBlock(url="s3://b-1/x.wav"))
+            ),
             [LeftOut(0, "sample-rate", "block 1: Converse cannot be told a sample rate")],
         ),
         (
@@ -1715,7 +1779,9 @@ def _transcript_of_every_kind() -> list[ct.Message]:
             content="a",
             thinking=(ct.ThinkingBlock(text="unsigned"), ct.ThinkingBlock(redacted_data="?")),
         ),
-        ct.ProviderOutputItemsMessage(protocol="openai-responses", items=({"type": "reasoning"},)),  # 3: items
+        ct.ProviderOutputItemsMessage(
+            protocol="openai-responses", items=({"type": "reasoning"},)
+        ),  # 3: items
         ct.UserMessage(content="r"),
         ct.ProviderOutputItemsMessage(  # 5: cache-control, call, items, text, thinking
             protocol="bedrock-converse",
@@ -1726,15 +1792,26 @@ def _transcript_of_every_kind() -> list[ct.Message]:
                 {"SDK_UNKNOWN_MEMBER": {"name": "x"}},
                 {"text": " "},
                 {"reasoningContent": {"reasoningText": {"text": "x"}}},
-                {"toolUse": {"toolUseId": "srv", "name": "s", "input": {}, "type": "server_tool_use"}},
+                {
+                    "toolUse": {
+                        "toolUseId": "srv",
+                        "name": "s",
+                        "input": {},
+                        "type": "server_tool_use",
+                    }
+                },
                 "not a block",
             ),
         ),
         # The text the items' blocks read as (texts other blocks separate, a blank line apart).
         ct.AssistantMessage(content="kept\n\n "),
         ct.UserMessage(content="s"),
-        ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="t", signature=SIGNATURE),)),  # 8: a turn of reasoning alone
-        ct.UserMultimodalMessage(content=(ct.TextBlock(text="t"), ct.ImageUrlBlock(url="https://x/y.png"))),  # 9: image
+        ct.AssistantMessage(
+            thinking=(ct.ThinkingBlock(text="t", signature=SIGNATURE),)
+        ),  # 8: a turn of reasoning alone
+        ct.UserMultimodalMessage(
+            content=(ct.TextBlock(text="t"), ct.ImageUrlBlock(url="https://x/y.png"))
+        ),  # 9: image
     ]
 
 
@@ -1753,7 +1830,11 @@ def test_left_out_names_every_kind_in_transcript_order() -> None:
         LeftOut(5, "call", "a server tool's use whose result never came"),
         LeftOut(5, "items", "an item that is not one Converse content block"),
         LeftOut(8, "thinking", "an assistant turn of reasoning alone, which newer models refuse"),
-        LeftOut(9, "image", "block 1: Bedrock cannot fetch image from a URL; it reads s3:// locations and data: URLs"),
+        LeftOut(
+            9,
+            "image",
+            "block 1: Bedrock cannot fetch image from a URL; it reads s3:// locations and data: URLs",
+        ),
     ]
 
 
@@ -1772,7 +1853,9 @@ def test_what_left_out_names_is_really_not_sent() -> None:
         ct.UserMultimodalMessage(content=(ct.TextBlock(text="t"),)),
     ]
     expected = bedrock.to_request(trimmed)
-    expected["messages"][-1]["content"].append({"text": "[image_url attachment not sent: Bedrock does not accept it]"})
+    expected["messages"][-1]["content"].append(
+        {"text": "[image_url attachment not sent: Bedrock does not accept it]"}
+    )
     assert body == expected
     assert bedrock.left_out(trimmed) == []
 
@@ -1782,7 +1865,9 @@ def test_left_out_of_a_transcript_this_dialect_wrote_is_empty() -> None:
     for reply in (thinking_then_call(), code_interpreter(), cited_reply(), redacted_then_text()):
         read = bedrock.read_reply(reply)
         transcript += read.messages
-        transcript += [ct.ToolResultMessage(tool_use_id=c.id, content="ok") for c in read.tool_calls]
+        transcript += [
+            ct.ToolResultMessage(tool_use_id=c.id, content="ok") for c in read.tool_calls
+        ]
         transcript.append(ct.UserMessage(content="next"))
     validate(bedrock.to_request(transcript), bedrock.tools_to_request([ToolSpec(name="f")]))
     assert bedrock.left_out(transcript) == []
@@ -1811,15 +1896,36 @@ def test_an_anthropic_transcript_goes_to_bedrock_with_what_is_left_out_named() -
         "model": "claude-sonnet-4-6",
         "content": [
             {"type": "thinking", "thinking": "search first", "signature": "c2ln"},
-            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "x"},
+            },
             {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
-            {"type": "text", "text": "Found it.", "citations": [{"type": "web_search_result_location", "url": "https://x", "title": "X", "cited_text": "x", "encrypted_index": "aQ=="}]},
+            {
+                "type": "text",
+                "text": "Found it.",
+                "citations": [
+                    {
+                        "type": "web_search_result_location",
+                        "url": "https://x",
+                        "title": "X",
+                        "cited_text": "x",
+                        "encrypted_index": "aQ==",
+                    }
+                ],
+            },
         ],
         "stop_reason": "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": 1, "output_tokens": 1},
     }
-    transcript: list[ct.Message] = [ct.UserMessage(content="q"), *anthropic.from_response(reply), ct.UserMessage(content="more")]
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        *anthropic.from_response(reply),
+        ct.UserMessage(content="more"),
+    ]
     body = bedrock.to_request(transcript)
     validate(body)
     assert body["messages"][1]["content"] == [
@@ -1842,12 +1948,23 @@ def test_a_request_shares_nothing_with_the_transcript_or_the_tools() -> None:
         ct.ToolResultMessage(tool_use_id="tooluse_owdFRfkTTQabYjvP3GM_vQ", content="done"),
         ct.AssistantMessage(
             content="more",
-            tool_calls=(ct.ToolCall(id="n1", name="f", arguments={"deep": {"list": [1, {"x": [2]}]}}),),
+            tool_calls=(
+                ct.ToolCall(id="n1", name="f", arguments={"deep": {"list": [1, {"x": [2]}]}}),
+            ),
         ),
     ]
     assert_owned(lambda: bedrock.to_request(transcript, cache=True), transcript)
-    nested = ToolSpec(name="f", parameters={"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}})
-    assert_owned(lambda: bedrock.tools_to_request([nested, WEATHER], choice="f", cache="1h"), [nested, WEATHER])
+    nested = ToolSpec(
+        name="f",
+        parameters={
+            "type": "object",
+            "properties": {"a": {"type": "array", "items": {"type": "string"}}},
+        },
+    )
+    assert_owned(
+        lambda: bedrock.tools_to_request([nested, WEATHER], choice="f", cache="1h"),
+        [nested, WEATHER],
+    )
 
 
 @settings(max_examples=examples(100, 25), deadline=None)
@@ -1878,17 +1995,26 @@ def test_any_well_formed_conversation_makes_a_request_boto3_takes(
         # Like Anthropic's, Converse needs a user turn first: a first user
         # turn of blank text leaves the assistant first, or nothing at all.
         first = next(m for m in messages if not isinstance(m, ct.SystemMessage))
-        blocks = [first.content] if isinstance(first, ct.UserMessage) else [
-            b.text if isinstance(b, ct.TextBlock) else "x" for b in first.content  # type: ignore[union-attr]
-        ]
+        blocks = (
+            [first.content]
+            if isinstance(first, ct.UserMessage)
+            else [
+                b.text if isinstance(b, ct.TextBlock) else "x"
+                for b in first.content  # type: ignore[union-attr]
+            ]
+        )
         assert all(_blank(text) for text in blocks), err
         return
-    names = sorted({call.name for m in messages if isinstance(m, ct.AssistantMessage) for call in m.tool_calls})
+    names = sorted(
+        {call.name for m in messages if isinstance(m, ct.AssistantMessage) for call in m.tool_calls}
+    )
     specs = [ToolSpec(name=bedrock._tool_name(name)) for name in names] or [ToolSpec(name="f")]
     unique = list({spec.name: spec for spec in specs}.values())
     validate(body, bedrock.tools_to_request(unique, cache=cache))
     calls = [b["toolUse"] for m in body["messages"] for b in m["content"] if "toolUse" in b]
-    assert len(calls) == sum(len(m.tool_calls) for m in messages if isinstance(m, ct.AssistantMessage))
+    assert len(calls) == sum(
+        len(m.tool_calls) for m in messages if isinstance(m, ct.AssistantMessage)
+    )
 
 
 @settings(max_examples=examples(300, 80), deadline=None)

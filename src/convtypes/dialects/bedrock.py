@@ -527,12 +527,12 @@ def _replayed(
     """
     after = transcript[index + 1] if index + 1 < len(transcript) else None
     answered = {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
-    kept = [item for item in items]
-    served = {
-        item["toolResult"].get("toolUseId")
-        for item in kept
-        if isinstance(item, dict) and isinstance(item.get("toolResult"), dict)
-    }
+    kept = list(items)
+    served: set[str] = set()
+    for item in kept:
+        result = item.get("toolResult") if isinstance(item, dict) else None
+        if isinstance(result, dict) and isinstance(result.get("toolUseId"), str):
+            served.add(result["toolUseId"])
     blocks: list[dict[str, Any]] = []
     for item in kept:
         block, what, why = _replayable(item)
@@ -543,7 +543,7 @@ def _replayed(
         if isinstance(use, dict):
             call_id = use.get("toolUseId")
             if use.get("type") == _SERVER_CALL:
-                if call_id not in served:
+                if not isinstance(call_id, str) or call_id not in served:
                     _note(notes, index, "call", "a server tool's use whose result never came")
                     continue
             elif not isinstance(call_id, str) or call_id not in answered:
