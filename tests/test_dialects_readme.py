@@ -230,6 +230,6 @@ def test_the_readme_loop_streams_every_dialect(name: str) -> None:
 def test_the_providers_page_has_a_row_per_dialect() -> None:
     page = (ROOT / "docs" / "providers" / "index.md").read_text("utf-8")
     rows = re.findall(r"^\| \[?`(\w+)`", page, re.MULTILINE)
-    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
+    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "bedrock"]
     # Once in the table of modules, once in the table of what is kept as items.
     assert rows == [*dialects, *dialects]
