@@ -191,10 +191,15 @@ def _tool_name(name: str) -> str:
 def _copied(value: Any) -> Any:
     """A copy of JSON ``value`` sharing no dict or list with it."""
     if type(value) is dict:
-        return {key: _copied(item) for key, item in value.items()}
+        return {
+            key: _copied(item) if type(item) in _CONTAINERS else item for key, item in value.items()
+        }
     if type(value) is list:
-        return [_copied(item) for item in value]
+        return [_copied(item) if type(item) in _CONTAINERS else item for item in value]
     return value
+
+
+_CONTAINERS: Final = (dict, list)
 
 
 def _member(block: dict[str, Any]) -> str | None:
@@ -412,7 +417,9 @@ class _Turns:
         Newer models refuse such a turn (as prefill), and it tells the
         model nothing it can use without the answer that followed.
         """
-        if self.role != "assistant" or not all("reasoningContent" in b for b in self.content):
+        # Reasoning is kept first in the turn, so the turn is reasoning alone
+        # exactly when all of it is that leading run.
+        if self.role != "assistant" or self.thought_end != len(self.content):
             return
         if self.notes is not None:
             for block, index in zip(self.content, self.sources, strict=True):
