@@ -2033,12 +2033,21 @@ def test_any_transcript_is_sent_or_refused_as_a_dialect_error(messages: list[ct.
 
 def test_a_made_up_id_steps_aside_for_one_the_items_carry_later() -> None:
     # The first call's id is unusable, and the place-made id call_1_0 is the
-    # id a later kept reply carries: the made-up one must step aside.
+    # id of a server tool's call a later kept reply carries (no message
+    # holds it as a call): the made-up one must step aside.
     kept = ct.ProviderOutputItemsMessage(
         protocol="bedrock-converse",
         items=(
-            {"text": "Again."},
-            {"toolUse": {"toolUseId": "call_1_0", "name": "f", "input": {}}},
+            {
+                "toolUse": {
+                    "toolUseId": "call_1_0",
+                    "name": "s",
+                    "input": {},
+                    "type": "server_tool_use",
+                }
+            },
+            {"toolResult": {"toolUseId": "call_1_0", "content": [{"text": "2"}], "type": "x"}},
+            {"text": "Done."},
         ),
     )
     messages: list[ct.Message] = [
@@ -2046,10 +2055,7 @@ def test_a_made_up_id_steps_aside_for_one_the_items_carry_later() -> None:
         ct.AssistantMessage(tool_calls=(ct.ToolCall(id="bad id", name="f", arguments={}),)),
         ct.ToolResultMessage(tool_use_id="bad id", content="a"),
         kept,
-        ct.AssistantMessage(
-            content="Again.", tool_calls=(ct.ToolCall(id="call_1_0", name="f", arguments={}),)
-        ),
-        ct.ToolResultMessage(tool_use_id="call_1_0", content="b"),
+        ct.AssistantMessage(content="Done."),
     ]
     body = bedrock.to_request(messages)
     validate(body)
