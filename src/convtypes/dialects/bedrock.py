@@ -188,6 +188,9 @@ def _tool_name(name: str) -> str:
     return _NOT_IN_NAME.sub("_", name)[:64] or "_"
 
 
+_CONTAINERS: Final = (dict, list)
+
+
 def _copied(value: Any) -> Any:
     """A copy of JSON ``value`` sharing no dict or list with it."""
     if type(value) is dict:
@@ -197,9 +200,6 @@ def _copied(value: Any) -> Any:
     if type(value) is list:
         return [_copied(item) if type(item) in _CONTAINERS else item for item in value]
     return value
-
-
-_CONTAINERS: Final = (dict, list)
 
 
 def _member(block: dict[str, Any]) -> str | None:
@@ -307,22 +307,31 @@ def _cited_text(cited: object, at: str) -> str:
     )
 
 
+def _text_of(block: object) -> str | None:
+    """The flat text a kept block adds (text, or cited text), ``None`` for another block."""
+    if not isinstance(block, dict):
+        return None
+    kind = _member(block)
+    if kind == "text" and isinstance(block["text"], str):
+        text: str = block["text"]
+        return text
+    if kind == "citationsContent":
+        try:
+            return _cited_text(block[kind], "")
+        except ResponseError:
+            return None
+    return None
+
+
 def _joined_text(blocks: Iterable[object]) -> str:
     """The flat text of kept blocks: adjacent texts joined, separated ones a blank line apart."""
     runs: list[str] = []
     run: list[str] = []
     for block in blocks:
-        kind = _member(block) if isinstance(block, dict) else None
-        if kind == "text" and isinstance(block["text"], str):  # type: ignore[index]
-            run.append(block["text"])  # type: ignore[index]
-            continue
-        if kind == "citationsContent":
-            try:
-                run.append(_cited_text(block["citationsContent"], ""))  # type: ignore[index]
-            except ResponseError:
-                pass
-            continue
-        if run:
+        text = _text_of(block)
+        if text is not None:
+            run.append(text)
+        elif run:
             runs.append("".join(run))
             run = []
     if run:
