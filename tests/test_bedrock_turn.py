@@ -2063,3 +2063,42 @@ def test_a_made_up_id_steps_aside_for_one_the_items_carry_later() -> None:
         b["toolUse"]["toolUseId"] for m in body["messages"] for b in m["content"] if "toolUse" in b
     ]
     assert calls == ["call_1_0_1", "call_1_0"]
+
+
+_names = st.text(st.sampled_from("abcXYZ019_-"), min_size=1, max_size=64)
+
+
+@settings(max_examples=examples(150, 30), deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            ToolSpec,
+            name=_names,
+            description=cst.texts(),
+            parameters=st.dictionaries(cst.texts(8), cst.json_values(6), max_size=3).map(
+                lambda extra: {"type": "object", **{k: v for k, v in extra.items() if k != "type"}}
+            ),
+        ),
+        max_size=4,
+        unique_by=lambda spec: spec.name,
+    ),
+    st.sampled_from(["auto", "none", "required", "first"]),
+    st.sampled_from([False, True, "1h"]),
+)
+def test_any_tools_the_api_takes_make_a_config_boto3_takes(
+    tools: list[ToolSpec], choice: str, cache: Any
+) -> None:
+    if choice == "first":
+        if not tools:
+            return
+        choice = tools[0].name
+    if choice == "required" and not tools:
+        return
+    fields = bedrock.tools_to_request(tools, choice=choice, cache=cache)
+    if not tools or choice == "none":
+        assert fields == {}
+        return
+    validate_tools(fields)
+    specs = [t["toolSpec"] for t in fields["toolConfig"]["tools"] if "toolSpec" in t]
+    assert [s["name"] for s in specs] == [t.name for t in tools]
+    assert [s["inputSchema"]["json"] for s in specs] == [t.parameters for t in tools]
