@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 
 import convtypes as ct
-from convtypes.dialects import anthropic, gemini, openai_chat, openai_responses
+from convtypes.dialects import anthropic, bedrock, gemini, openai_chat, openai_responses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _baseline
@@ -201,11 +201,50 @@ def hand_gemini(messages: list[ct.Message]) -> dict[str, Any]:
     return {"contents": contents, "system_instruction": {"parts": [{"text": system}]}}
 
 
+def hand_bedrock(messages: list[ct.Message]) -> dict[str, Any]:
+    system: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            system.append({"text": message.content})
+        elif isinstance(message, ct.UserMessage):
+            block = {"text": message.content}
+            if turns and turns[-1]["role"] == "user":
+                turns[-1]["content"].append(block)
+            else:
+                turns.append({"role": "user", "content": [block]})
+        elif isinstance(message, ct.AssistantMessage):
+            blocks: list[dict[str, Any]] = [
+                {"reasoningContent": {"reasoningText": {"text": t.text, "signature": t.signature}}}
+                for t in message.thinking
+            ]
+            if message.content:
+                blocks.append({"text": message.content})
+            blocks += [
+                {"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.arguments}}
+                for c in message.tool_calls
+            ]
+            turns.append({"role": "assistant", "content": blocks})
+        elif isinstance(message, ct.ToolResultMessage):
+            result = {
+                "toolResult": {
+                    "toolUseId": message.tool_use_id,
+                    "content": [{"text": _fenced(message)}],
+                }
+            }
+            if turns and turns[-1]["role"] == "user":
+                turns[-1]["content"].append(result)
+            else:
+                turns.append({"role": "user", "content": [result]})
+    return {"system": system, "messages": turns}
+
+
 PAIRS: dict[str, tuple[Builder, Builder]] = {
     "anthropic": (anthropic.to_request, hand_anthropic),
     "openai_chat": (openai_chat.to_request, hand_openai_chat),
     "openai_responses": (openai_responses.to_request, hand_openai_responses),
     "gemini": (gemini.to_request, hand_gemini),
+    "bedrock": (bedrock.to_request, hand_bedrock),
 }
 
 
@@ -242,10 +281,13 @@ def _before(messages: list[ct.Message]) -> tuple[dict[str, Builder], list[Any]]:
         return {}, []
     import importlib
 
-    builders = {
-        name: importlib.import_module(f"convtypes_before.dialects.{name}").to_request
-        for name in PAIRS
-    }
+    builders = {}
+    for name in PAIRS:
+        try:
+            module = importlib.import_module(f"convtypes_before.dialects.{name}")
+        except ImportError:
+            continue  # a dialect the baseline did not have
+        builders[name] = module.to_request
     return builders, package.decode_messages(ct.encode(messages))
 
 
@@ -278,7 +320,7 @@ def run(quick: bool) -> str:
             if name in before:
                 then.append(_time(before[name], old_messages, calls))
         ratios = sorted(a / b for a, b in zip(ours, theirs, strict=True))
-        against = sorted(a / b for a, b in zip(ours, then, strict=True))
+        against = sorted(a / b for a, b in zip(ours, then, strict=True)) if then else []
         before_cell = f"{statistics.median(then) * 1e3:.2f} ms" if then else "n/a"
         against_cell = (
             f"{statistics.median(against):.2f}x ({against[0]:.2f}\u2013{against[-1]:.2f})"

@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 import _baseline  # noqa: E402
 
 ROOT = HERE.parent
-DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama")
+DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "bedrock")
 TEXT_DELTAS = 300
 ARGUMENT_PIECES = 40
 
@@ -299,12 +299,47 @@ def ollama_stream() -> list[dict[str, Any]]:
     return events
 
 
+def bedrock_stream() -> list[dict[str, Any]]:
+    def delta(index: int, value: dict[str, Any]) -> dict[str, Any]:
+        return {"contentBlockDelta": {"delta": value, "contentBlockIndex": index}}
+
+    events: list[dict[str, Any]] = [{"messageStart": {"role": "assistant"}}]
+    events += [delta(0, {"reasoningContent": {"text": t}}) for t in _pieces(_THOUGHT, 30)]
+    events += [
+        delta(0, {"reasoningContent": {"signature": "c2ln" * 16}}),
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+    ]
+    events += [delta(1, {"text": t}) for t in _pieces(_TEXT, TEXT_DELTAS)]
+    events += [
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        {
+            "contentBlockStart": {
+                "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "weather"}},
+                "contentBlockIndex": 2,
+            }
+        },
+    ]
+    events += [delta(2, {"toolUse": {"input": p}}) for p in _pieces(_ARGUMENTS, ARGUMENT_PIECES)]
+    events += [
+        {"contentBlockStop": {"contentBlockIndex": 2}},
+        {"messageStop": {"stopReason": "tool_use"}},
+        {
+            "metadata": {
+                "usage": {"inputTokens": 120, "outputTokens": 400, "totalTokens": 520},
+                "metrics": {"latencyMs": 900},
+            }
+        },
+    ]
+    return events
+
+
 STREAMS = {
     "anthropic": anthropic_stream,
     "openai_chat": openai_chat_stream,
     "openai_responses": openai_responses_stream,
     "gemini": gemini_stream,
     "ollama": ollama_stream,
+    "bedrock": bedrock_stream,
 }
 
 

@@ -17,14 +17,15 @@ from convtypes.dialects import (
     UnmatchedResult,
     UnsupportedContent,
     anthropic,
+    bedrock,
     gemini,
     ollama,
     openai_chat,
     openai_responses,
 )
 
-ALL = [anthropic, openai_chat, openai_responses, gemini]
-IDS = ["anthropic", "openai_chat", "openai_responses", "gemini"]
+ALL = [anthropic, openai_chat, openai_responses, gemini, bedrock]
+IDS = ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock"]
 
 
 def _user(*blocks: Any) -> list[Any]:
@@ -79,6 +80,10 @@ def test_an_unknown_block_is_never_forwarded_even_with_notes(module: ModuleType)
         (gemini, ct.ImageBase64Block(data="AA", media_type="image/gif"), "'image/gif'"),
         (gemini, ct.AudioBase64Block(data="AA", media_type="text/plain"), "not 'text/plain'"),
         (gemini, ct.VideoBase64Block(data="AA", media_type="image/png"), "not 'image/png'"),
+        (bedrock, ct.VideoUrlBlock(url="https://x.test/v.mp4"), "cannot fetch video from a URL"),
+        (bedrock, ct.AudioPathBlock(path="/a.wav"), "cannot read a local path"),
+        (bedrock, ct.ImageBase64Block(data="AA", media_type="image/bmp"), "'image/bmp' image"),
+        (bedrock, ct.ImageBase64Block(data="A", media_type="image/png"), "malformed"),
     ],
 )
 def test_content_a_dialect_cannot_carry_is_refused(

@@ -51,12 +51,15 @@ from convtypes.dialects import (
     ResponseError,
     StreamError,
     anthropic,
+    bedrock,
     gemini,
     ollama,
     openai_chat,
     openai_responses,
 )
 
+from bedrock_replies import b64, events_of, reply_of
+from bedrock_sdk import parsed_event, parsed_response
 from budget import examples
 
 sdk_anthropic = pytest.importorskip("anthropic")
@@ -126,6 +129,42 @@ _GEMINI_PARTS = gemini_parts("hmm", "Hello", _CALLS, b"sig")
 _GEMINI = gemini_response(_GEMINI_PARTS)
 # Without call ids: the ollama package has no field for them, and the SDK form must agree.
 _OLLAMA = ollama_response(ollama_message("Hello", "hmm", _CALLS, ids=False))
+# Signed and redacted reasoning, text, the calls, a server tool's use and
+# result and a cited text: kept as items, so mutations of them go back out too.
+_BEDROCK = reply_of(
+    [
+        {"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "c2ln"}}},
+        {"reasoningContent": {"redactedContent": b64(b"redacted")}},
+        {"text": "Hello"},
+        *[
+            {"toolUse": {"toolUseId": f"tooluse_{n}", "name": name, "input": arguments}}
+            for n, (name, arguments) in enumerate(_CALLS)
+        ],
+        {
+            "toolUse": {
+                "toolUseId": "tooluse_srv",
+                "name": "nova_code_interpreter",
+                "input": {"snippet": "1 + 1"},
+                "type": "server_tool_use",
+            }
+        },
+        {
+            "toolResult": {
+                "toolUseId": "tooluse_srv",
+                "type": "nova_code_interpreter_result",
+                "status": "success",
+                "content": [{"text": "2"}],
+            }
+        },
+        {
+            "citationsContent": {
+                "content": [{"text": "Cited."}],
+                "citations": [{"location": {"web": {"url": "https://x.test"}}}],
+            }
+        },
+    ],
+    stop="tool_use",
+)
 
 Seed = tuple[ModuleType, Any, list[Any], Callable[[Any], Any], Callable[[Any], Any]]
 
@@ -163,6 +202,13 @@ SEEDS: dict[str, Seed] = {
         gemini_chunks(_GEMINI_PARTS, _two),
         genai_types.GenerateContentResponse.model_validate,
         genai_types.GenerateContentResponse.model_validate,
+    ),
+    "bedrock": (
+        bedrock,
+        _BEDROCK,
+        events_of(_BEDROCK, _two),
+        parsed_response,  # what boto3 returns: its own parser, bytes for blobs
+        parsed_event,
     ),
     "ollama": (
         ollama,
@@ -325,6 +371,8 @@ def _sdk_form(make: Callable[[Any], Any], originals: list[Any], value: Any) -> A
     if not isinstance(value, dict):
         return value
     kind = type(_validated(make, originals[0]))
+    if kind is dict:
+        return value  # boto3's objects are dicts: the value as botocore could not read it
     for original in originals:
         if isinstance(original, dict) and original.get("type") == value.get("type"):
             kind = type(_validated(make, original))

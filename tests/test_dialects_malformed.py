@@ -14,6 +14,7 @@ from convtypes.dialects import (
     ResponseError,
     StreamError,
     anthropic,
+    bedrock,
     gemini,
     ollama,
     openai_chat,
@@ -563,6 +564,8 @@ ERROR_BODIES = [
     (openai_responses, {"error": {"message": "Request timed out", "type": "server_error"}}),
     (gemini, {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}),
     (ollama, {"error": "model requires more system memory"}),
+    # An exception event, as ConverseStream sends one part-way.
+    (bedrock, {"serviceUnavailableException": {"message": "Overloaded"}}),
 ]
 
 
@@ -801,11 +804,21 @@ def _tool_responses(arguments: Any) -> dict[str, Any]:
             },
             "done": True,
         },
+        "bedrock": {
+            "output": {
+                "message": {
+                    "role": "assistant",
+                    "content": [{"toolUse": {"toolUseId": "t", "name": "f", "input": arguments}}],
+                }
+            },
+            "stopReason": "tool_use",
+        },
     }
 
 
 READERS = {
     "anthropic": anthropic,
+    "bedrock": bedrock,
     "openai_chat": openai_chat,
     "openai_responses": openai_responses,
     "gemini": gemini,

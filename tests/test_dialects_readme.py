@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import convtypes as ct
-from convtypes.dialects import anthropic, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import anthropic, bedrock, gemini, ollama, openai_chat, openai_responses
 
 ROOT = Path(__file__).parent.parent
 ARGUMENTS = {"city": "Oslo", "days": 2}
@@ -181,12 +181,29 @@ def ollama_events() -> list[dict[str, Any]]:
     ]
 
 
+def bedrock_events() -> list[dict[str, Any]]:
+    arguments = json.dumps(ARGUMENTS)
+    call = {"toolUseId": "tooluse_1", "name": "weather"}
+    return [
+        {"messageStart": {"role": "assistant"}},
+        *[{"contentBlockDelta": {"delta": {"text": t}, "contentBlockIndex": 0}} for t in _pieces("Let me check.")],
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"contentBlockStart": {"start": {"toolUse": call}, "contentBlockIndex": 1}},
+        *[{"contentBlockDelta": {"delta": {"toolUse": {"input": p}}, "contentBlockIndex": 1}} for p in _pieces(arguments)],
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        {"messageStop": {"stopReason": "tool_use"}},
+        {"metadata": {"usage": {"inputTokens": 25, "cacheReadInputTokens": 100, "outputTokens": 30,
+                                "totalTokens": 155}, "metrics": {"latencyMs": 400}}},
+    ]  # fmt: skip
+
+
 STREAMS: dict[str, tuple[ModuleType, Any]] = {
     "anthropic": (anthropic, anthropic_events),
     "openai_chat": (openai_chat, openai_chat_events),
     "openai_responses": (openai_responses, openai_responses_events),
     "gemini": (gemini, gemini_events),
     "ollama": (ollama, ollama_events),
+    "bedrock": (bedrock, bedrock_events),
 }
 
 
@@ -213,6 +230,6 @@ def test_the_readme_loop_streams_every_dialect(name: str) -> None:
 def test_the_providers_page_has_a_row_per_dialect() -> None:
     page = (ROOT / "docs" / "providers" / "index.md").read_text("utf-8")
     rows = re.findall(r"^\| \[?`(\w+)`", page, re.MULTILINE)
-    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
+    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "bedrock"]
     # Once in the table of modules, once in the table of what is kept as items.
     assert rows == [*dialects, *dialects]

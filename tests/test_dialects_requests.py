@@ -7,8 +7,10 @@ packages declare. The helpers here are also used by the other dialect tests.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,14 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import DialectError, anthropic, gemini, openai_chat, openai_responses
+from convtypes.dialects import (
+    DialectError,
+    anthropic,
+    bedrock,
+    gemini,
+    openai_chat,
+    openai_responses,
+)
 
 from budget import examples
 
@@ -93,18 +102,39 @@ def validate_gemini(body: dict[str, Any]) -> None:
         types.Content.model_validate(body["system_instruction"])
 
 
+def validate_bedrock(body: dict[str, Any]) -> None:
+    """botocore's own checks of a Converse call, and the rules it leaves to the service."""
+    from bedrock_sdk import validate
+
+    assert set(body) <= {"system", "messages"}
+    validate(body)
+
+
 VALIDATE = {
     "anthropic": validate_anthropic,
     "openai_chat": validate_openai_chat,
     "openai_responses": validate_openai_responses,
     "gemini": validate_gemini,
+    "bedrock": validate_bedrock,
 }
 DIALECTS = {
     "anthropic": anthropic,
     "openai_chat": openai_chat,
     "openai_responses": openai_responses,
     "gemini": gemini,
+    "bedrock": bedrock,
 }
+
+
+def dumps(body: dict[str, Any]) -> str:
+    """A request as JSON text; Bedrock's bytes (boto3 takes media as bytes) as base64."""
+
+    def text(value: object) -> str:
+        if isinstance(value, bytes):
+            return base64.b64encode(value).decode("ascii")
+        raise TypeError(f"{type(value).__name__} in a request")
+
+    return json.dumps(body, default=text)
 
 
 def calls_and_results(name: str, body: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -120,6 +150,12 @@ def calls_and_results(name: str, body: dict[str, Any]) -> tuple[list[str], list[
         return (
             [c["id"] for m in messages for c in m.get("tool_calls", ())],
             [m["tool_call_id"] for m in messages if m["role"] == "tool"],
+        )
+    if name == "bedrock":
+        blocks = [block for message in body["messages"] for block in message["content"]]
+        return (
+            [b["toolUse"]["toolUseId"] for b in blocks if "toolUse" in b],
+            [b["toolResult"]["toolUseId"] for b in blocks if "toolResult" in b],
         )
     if name == "openai_responses":
         items = body["input"]
@@ -178,7 +214,7 @@ def test_the_example_session_makes_a_valid_request(name: str) -> None:
     module = DIALECTS[name]
     body = module.to_request(SESSION, unsupported="note")
     VALIDATE[name](body)
-    json.dumps(body)  # plain JSON, nothing else
+    json.dumps(body) if name != "bedrock" else dumps(body)  # plain JSON (and bytes), nothing else
     calls, results = calls_and_results(name, body)
     assert results == calls[: len(results)]
 
@@ -208,10 +244,10 @@ def test_fencing_follows_provenance_in_every_dialect() -> None:
     fenced = ct.fence_external(_text(3))
     plain = _text(5)
     for name, module in DIALECTS.items():
-        text = json.dumps(module.to_request(SESSION, unsupported="note"))
+        text = dumps(module.to_request(SESSION, unsupported="note"))
         assert json.dumps(fenced)[1:-1] in text, name
         assert json.dumps(plain)[1:-1] in text, name
-        loose = json.dumps(module.to_request(SESSION, unsupported="note", fence_external=False))
+        loose = dumps(module.to_request(SESSION, unsupported="note", fence_external=False))
         assert ct.EXTERNAL_OPEN not in loose.replace(
             json.dumps(_text(0))[1:-1],
             "",
@@ -304,14 +340,14 @@ def test_any_well_formed_conversation_makes_a_valid_request(
     try:
         body = module.to_request(messages, unsupported="note")
     except DialectError as err:
-        # Anthropic alone refuses a transcript whose first user turn is empty
-        # (it leaves empty text out, and then the assistant would speak first,
-        # or nobody would).
-        assert name == "anthropic" and _first_user_turn_is_empty(messages)
+        # Anthropic and Bedrock refuse a transcript whose first user turn is
+        # empty (they leave empty text out, and then the assistant would speak
+        # first, or nobody would).
+        assert name in ("anthropic", "bedrock") and _first_user_turn_is_empty(messages)
         if sends_nothing_to_anthropic(messages):
             assert "no turn to send" in str(err)
         else:
-            assert "first turn to be a user turn" in str(err)
+            assert re.search("first turn to be a user turn|start with a user message", str(err))
         return
     VALIDATE[name](body)
     _check_pairs(name, body, messages)
@@ -342,7 +378,7 @@ TWO_ID_LESS_TURNS: list[ct.Message] = [
 ]
 
 
-@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses"])
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "bedrock"])
 def test_two_id_less_turns_get_distinct_ids(name: str) -> None:
     # The bug in the old replay example: call_0 and call_1 twice in one request.
     assert ct.check_conversation(TWO_ID_LESS_TURNS) == []
@@ -838,7 +874,7 @@ def test_gemini_responses_follow_the_order_of_replayed_parts() -> None:
     ]
 
 
-@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses"])
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "bedrock"])
 def test_the_other_dialects_pair_results_by_id_in_any_order(name: str) -> None:
     # Anthropic, Chat Completions and Responses pair a result with its call by
     # id, so the transcript's order may stand: each result carries its call's id.

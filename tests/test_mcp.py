@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from test_dialects_requests import (
     DIALECTS,
     VALIDATE,
+    dumps,
     validate_anthropic,
     validate_gemini,
     validate_openai_chat,
@@ -456,7 +457,7 @@ def test_is_error_marks_the_first_line() -> None:
 def _request_text(name: str, messages: list[ct.Message]) -> str:
     body = DIALECTS[name].to_request(messages, unsupported="note")
     VALIDATE[name](body)
-    return json.dumps(body)
+    return dumps(body)
 
 
 @pytest.mark.parametrize("name", sorted(DIALECTS))
@@ -717,7 +718,7 @@ def test_every_content_type_makes_a_valid_request_in_every_dialect(name: str) ->
             messages = _turn("call_1") + from_result(source, tool_use_id="call_1")
             body = DIALECTS[name].to_request(messages, unsupported="note")
             VALIDATE[name](body)
-            text = json.dumps(body)
+            text = dumps(body)
             answer = messages[2]
             assert isinstance(answer, ct.ToolResultMessage)
             fenced = json.dumps(ct.fence_external(answer.content))[1:-1]
@@ -730,6 +731,7 @@ CARRIED = {
     "openai_chat": {"image": True, "audio": True, "embedded_video": False},
     "openai_responses": {"image": True, "audio": False, "embedded_video": False},
     "gemini": {"image": True, "audio": True, "embedded_video": True},
+    "bedrock": {"image": True, "audio": True, "embedded_video": True},
 }
 
 
@@ -745,8 +747,8 @@ def test_what_each_dialect_carries_by_default(name: str) -> None:
             assert caught.value.index == 3  # the user turn of attachments
     ogg = {"type": "audio", "data": "T2dnUw==", "mimeType": "audio/ogg"}
     messages = _turn("c") + from_result(_result(ogg), tool_use_id="c")
-    if name == "gemini":
-        validate_gemini(gemini.to_request(messages))
+    if name in ("gemini", "bedrock"):
+        VALIDATE[name](DIALECTS[name].to_request(messages))
     else:
         with pytest.raises(UnsupportedContent):
             DIALECTS[name].to_request(messages)
@@ -821,7 +823,7 @@ def test_one_result_after_another_is_refused_and_from_results_is_the_way(name: s
     ]
     body = DIALECTS[name].to_request(_turn("a", "b") + batch)
     VALIDATE[name](body)
-    text = json.dumps(body)
+    text = dumps(body)
     assert "[attachment 1: image (image/png), sent after the tool results]" in text
     assert "[attachment 2: image (image/png), sent after the tool results]" in text
     assert "Attachment 1 (image), from the result of tool call a." in text

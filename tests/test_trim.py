@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import anthropic, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import anthropic, bedrock, gemini, ollama, openai_chat, openai_responses
 
-DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama)
+DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, bedrock)
 SYSTEM = ct.SystemMessage(content="be brief")
 
 

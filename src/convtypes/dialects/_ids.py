@@ -207,6 +207,9 @@ def _explicit_ids(messages: Iterable[Any]) -> set[str]:
                     function_call = item.get("function_call")
                     if isinstance(function_call, dict):
                         carried = function_call.get("id")
+                    use = item.get("toolUse")  # a Converse content block
+                    if isinstance(use, dict):
+                        carried = use.get("toolUseId")
                     if isinstance(carried, str):
                         ids.add(carried)
     return ids

@@ -26,6 +26,8 @@ LeftOutKind = Literal[
     "video",
     "detail",
     "fps",
+    "max-frames",
+    "sample-rate",
     "call",
     "annotations",
     "cache-control",
@@ -44,6 +46,9 @@ LeftOutKind = Literal[
   (with ``unsupported="note"`` a short note stands in its place);
 - ``"detail"``: an image's ``detail`` the API does not know;
 - ``"fps"``: a video's frame rate, which the API cannot be told;
+- ``"max-frames"``: a video's limit on the frames to sample, which the API
+  cannot be told;
+- ``"sample-rate"``: audio's sample rate, which the API cannot be told;
 - ``"call"``: a tool call that goes without its arguments or is not sent
   (one cut off at the token limit, which no result answers);
 - ``"annotations"``: annotations of a kept reply (citations of a web
@@ -63,6 +68,8 @@ LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
     "video",
     "detail",
     "fps",
+    "max-frames",
+    "sample-rate",
     "call",
     "annotations",
     "cache-control",
