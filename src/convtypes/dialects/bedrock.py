@@ -126,8 +126,8 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import built, field, jsonable, parse_arguments, plain, tool_call
-from ._left_out import LeftOut, media_kind
 from ._left_out import LeftOut, LeftOutKind, media_kind
+from ._partial_json import read_partial_object
 from ._reply import (
     Delta,
     Reply,
