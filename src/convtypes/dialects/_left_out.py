@@ -13,7 +13,9 @@ from typing import Final, Literal
 
 from msgspec import Struct
 
-__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind"]
+from .._content import ContentBlock
+
+__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "media_word"]
 
 LeftOutKind = Literal[
     "thinking",
@@ -26,6 +28,8 @@ LeftOutKind = Literal[
     "video",
     "detail",
     "fps",
+    "max-frames",
+    "sample-rate",
     "call",
     "annotations",
     "cache-control",
@@ -44,6 +48,9 @@ LeftOutKind = Literal[
   (with ``unsupported="note"`` a short note stands in its place);
 - ``"detail"``: an image's ``detail`` the API does not know;
 - ``"fps"``: a video's frame rate, which the API cannot be told;
+- ``"max-frames"``: a video's limit on the frames to sample, which the API
+  cannot be told;
+- ``"sample-rate"``: audio's sample rate, which the API cannot be told;
 - ``"call"``: a tool call that goes without its arguments or is not sent
   (one cut off at the token limit, which no result answers);
 - ``"annotations"``: annotations of a kept reply (citations of a web
@@ -63,6 +70,8 @@ LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
     "video",
     "detail",
     "fps",
+    "max-frames",
+    "sample-rate",
     "call",
     "annotations",
     "cache-control",
@@ -80,3 +89,13 @@ class LeftOut(Struct, frozen=True, gc=False):
     index: int
     what: LeftOutKind
     why: str
+
+
+
+def media_word(block: ContentBlock) -> LeftOutKind:
+    """The kind a whole media block is reported as: ``"video"``, ``"audio"`` or ``"image"``."""
+    if block.is_video():
+        return "video"
+    if block.is_audio():
+        return "audio"
+    return "image"
