@@ -91,7 +91,6 @@ class LeftOut(Struct, frozen=True, gc=False):
     why: str
 
 
-
 def media_word(block: ContentBlock) -> LeftOutKind:
     """The kind a whole media block is reported as: ``"video"``, ``"audio"`` or ``"image"``."""
     if block.is_video():

@@ -57,6 +57,7 @@ from ._errors import (
     unsupported_block,
 )
 from ._ids import CallIds, _explicit_ids, safe_id
+from ._owned import owned
 from ._send import data_url, tool_result_text, transcript_of
 
 DIALECT: Final = "the chat-template dialect"
@@ -216,7 +217,7 @@ def to_messages(
                     {
                         "type": "function",
                         "id": calls.call(index, position, call),
-                        "function": {"name": call.name, "arguments": call.arguments},
+                        "function": {"name": call.name, "arguments": owned(call.arguments)},
                     }
                     for position, call in enumerate(message.tool_calls)
                 ]

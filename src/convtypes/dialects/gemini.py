@@ -142,7 +142,7 @@ from ._ids import CallIds, any_id
 from ._json import arguments_json, built, jsonable, tool_call
 from ._left_out import LeftOut, media_word
 from ._media import image_type, media_type, parse_data_url
-from ._owned import owned
+from ._owned import copy_json, owned
 from ._reply import (
     Delta,
     Reply,
@@ -497,7 +497,9 @@ def to_request(
     """
     check_unsupported(unsupported)
     if type(unsigned_calls) is not str or unsigned_calls not in _UNSIGNED_CHOICES:
-        raise ValueError(f'unsigned_calls= must be "keep" or "sentinel", not {unsigned_calls!r:.80}')
+        raise ValueError(
+            f'unsigned_calls= must be "keep" or "sentinel", not {unsigned_calls!r:.80}'
+        )
     request = _build(transcript_of(messages, "to_request"), fence_external, unsupported, None)
     if unsigned_calls == "sentinel":
         _sign_current_turn(request["contents"])
@@ -540,6 +542,7 @@ def _build(
 ) -> dict[str, Any]:
     """The request (see :func:`to_request`); ``report`` gets what it leaves out, if given."""
     ids = CallIds(transcript, any_id, DIALECT)
+    copy = copy_json  # bound here: the loop copies every call's arguments
     system: list[str] = []
     contents: list[dict[str, Any]] = []
     role = ""  # the role of the last content
@@ -608,8 +611,8 @@ def _build(
             for position, call in enumerate(message.tool_calls):
                 if previous is not None and previous.holds(position, call):
                     continue
-                ids.call(index, position, call, send_id=False)
-                new.append({"function_call": {"name": call.name, "args": owned(call.arguments)}})
+                ids.call(index, position, call, False)
+                new.append({"function_call": {"name": call.name, "args": copy(call.arguments)}})
             if report is not None and message.thinking:
                 _thinking_left_out(index, message.thinking, previous, report)
             speaker = "model"
@@ -683,12 +686,13 @@ def tools_to_request(
     is said another way and what is refused), which every Gemini model and
     API version takes; a tool without properties gets no ``parameters``, as
     Gemini refuses an object without any. With ``json_schema=True`` the
-    schema goes as it is, as ``parameters_json_schema``, which newer models
-    read as JSON Schema (recursive models included); convtypes then checks
-    nothing in it. The fields share nothing with the tools. ``choice`` maps to ``function_calling_config``:
-    ``"auto"`` to ``AUTO``, ``"none"`` to ``NONE``, ``"required"`` to
-    ``ANY``, and a tool's name to ``ANY`` with that name as the only one
-    allowed. With no tools the result is ``{}``.
+    schema goes as it is (a copy), as ``parameters_json_schema``, which
+    newer models read as JSON Schema (recursive models included); convtypes
+    then checks nothing in it. The fields share nothing with the tools.
+    ``choice`` maps to ``function_calling_config``: ``"auto"`` to ``AUTO``,
+    ``"none"`` to ``NONE``, ``"required"`` to ``ANY``, and a tool's name to
+    ``ANY`` with that name as the only one allowed. With no tools the
+    result is ``{}``.
 
     Raises :class:`~convtypes.dialects.ToolSchemaError` (``.tool``,
     ``.path``) for a schema Gemini's ``Schema`` cannot say without

@@ -95,8 +95,10 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._left_out import LeftOut, media_word
 from ._media import image_type, parse_data_url
 from ._ollama_schema import describe, parameters
+from ._owned import copy_json, owned
 from ._reply import (
     Delta,
     Reply,
@@ -115,6 +117,7 @@ __all__ = [
     "PROTOCOL",
     "Accumulator",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "tools_to_request",
@@ -147,7 +150,7 @@ def _usable_id(call_id: str) -> bool:
 
 
 def _user_parts(
-    index: int, blocks: Iterable[object], unsupported: Unsupported
+    index: int, blocks: Iterable[object], unsupported: Unsupported, report: list[LeftOut] | None
 ) -> tuple[str, list[str]]:
     """A user message's text, joined, and its images as base64."""
     texts: list[str] = []
@@ -156,6 +159,10 @@ def _user_parts(
         if isinstance(block, TextBlock):
             if block.text:
                 texts.append(block.text)
+            elif report is not None:
+                report.append(
+                    LeftOut(index, "text", f"block {position}: empty text, which adds nothing")
+                )
             continue
         if isinstance(block, ImageBase64Block):
             if image_type(block.media_type) in IMAGE_TYPES:
@@ -166,6 +173,14 @@ def _user_parts(
             inline = parse_data_url(block.url)
             if inline is not None and inline.media_type in IMAGE_TYPES:
                 images.append(inline.data)
+                if report is not None and block.detail != "auto":
+                    report.append(
+                        LeftOut(
+                            index,
+                            "detail",
+                            f"block {position}: Ollama has no field for an image's detail",
+                        )
+                    )
                 continue
             why = (
                 "fetches no image by URL (a base64 image or a data: URL goes inline)"
@@ -180,6 +195,14 @@ def _user_parts(
             why = "has no field for video"
         if unsupported == "note":
             texts.append(note_text(DIALECT, block))
+            if report is not None:
+                report.append(
+                    LeftOut(
+                        index,
+                        media_word(block),  # type: ignore[arg-type]
+                        f"block {position}: Ollama {why}; a note stands in its place",
+                    )
+                )
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return "\n\n".join(texts), images
@@ -204,14 +227,41 @@ def _thought(blocks: Iterable[ThinkingBlock]) -> str:
     return "".join(block.text for block in blocks if block.redacted_data is None)
 
 
-class _Kept:
-    """What a kept ``ollama`` message already says: its text and its calls."""
+def _thinking_left_out(
+    index: int, blocks: Iterable[ThinkingBlock], sent: bool, report: list[LeftOut]
+) -> None:
+    """Report what of message ``index``'s thinking the request leaves out.
 
-    __slots__ = ("calls", "text")
+    ``sent`` says whether its text goes (in the ``thinking`` field): then
+    only a signature (which has no field) and redacted thinking (which has
+    no text) stay behind; otherwise every block does.
+    """
+    for position, block in enumerate(blocks):
+        where = f"thinking block {position}"
+        if block.redacted_data is not None:
+            report.append(
+                LeftOut(
+                    index, "redacted-thinking", f"{where}: redacted thinking has no text to send"
+                )
+            )
+        elif not sent and block.text:
+            report.append(LeftOut(index, "thinking", f"{where}: thinking=False leaves it out"))
+        elif block.signature is not None:
+            report.append(
+                LeftOut(index, "signature", f"{where}: Ollama's thinking has no signature field")
+            )
+
+
+class _Kept:
+    """What a kept ``ollama`` message already says: its text, calls and thinking."""
+
+    __slots__ = ("calls", "text", "thinking")
 
     def __init__(self, item: dict[str, Any]) -> None:
         content = item.get("content")
         self.text = content if isinstance(content, str) else ""
+        thinking = item.get("thinking")
+        self.thinking = thinking if isinstance(thinking, str) else ""
         raw_calls = item.get("tool_calls")
         # The calls a reader made ToolCalls of, in order: (id, name, arguments).
         self.calls: list[tuple[str | None, str, dict[str, Any]]] = []
@@ -242,14 +292,55 @@ def to_request(
     The caller adds ``model`` and the rest (``tools_to_request`` gives the
     ``tools`` field). External tool results are fenced unless
     ``fence_external`` is False. ``thinking=False`` leaves earlier thinking
-    out, from assistant messages and from replayed items alike. Tool
-    arguments and replayed items are shared with the transcript, not copied.
+    out, from assistant messages and from replayed items alike. An
+    assistant message with nothing to send (no text, no calls, no thinking
+    that goes) sends no turn. The request shares no dict or list with the
+    transcript: change it as you like.
     """
     check_unsupported(unsupported)
     if type(thinking) is not bool:
         raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
     transcript = transcript_of(messages, "to_request")
+    return {"messages": _build(transcript, fence_external, unsupported, thinking, None)}
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage],
+    *,
+    unsupported: Unsupported = "raise",
+    thinking: bool = True,
+) -> list[LeftOut]:
+    """What :func:`to_request` of ``messages`` does not send, one piece at a time, in order.
+
+    Reported, each with the index of its message: a thinking block's
+    signature (``"signature"``) and redacted thinking
+    (``"redacted-thinking"``), which Ollama has no field for; with
+    ``thinking=False`` all thinking (``"thinking"``), kept items' included;
+    items of other protocols, and items that are no message object
+    (``"items"``); an empty text block of a multimodal message (``"text"``);
+    an image's ``detail`` (``"detail"``); and with ``unsupported="note"``
+    each media block a note stands in for (``"image"``, ``"audio"``,
+    ``"video"``). It walks the transcript as :func:`to_request` does, so it
+    raises what :func:`to_request` raises.
+    """
+    check_unsupported(unsupported)
+    if type(thinking) is not bool:
+        raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
+    report: list[LeftOut] = []
+    _build(transcript_of(messages, "left_out"), True, unsupported, thinking, report)
+    return report
+
+
+def _build(
+    transcript: list[Any],
+    fence_external: bool,
+    unsupported: Unsupported,
+    thinking: bool,
+    report: list[LeftOut] | None,
+) -> list[dict[str, Any]]:
+    """The request's messages (see :func:`to_request`); ``report`` gets what it leaves out."""
     ids = CallIds(transcript, _usable_id, DIALECT)
+    copy = copy_json  # bound here: the loop copies every call's arguments
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None
     # Results go in the order of their calls: ``run`` is where the current
@@ -283,21 +374,34 @@ def to_request(
                 if text == previous.text:
                     text = ""
                 calls = [(at, call) for at, call in calls if not previous.holds(at, call)]
+                if report is not None and message.thinking:
+                    _kept_thinking_left_out(index, message.thinking, previous, thinking, report)
                 thoughts = ()
                 if not text and not calls:
                     continue
+            elif report is not None and message.thinking:
+                _thinking_left_out(index, message.thinking, thinking, report)
             sent: list[dict[str, Any]] = []
             for at, call in calls:
                 # A call without an id goes without one, and is answered by position.
-                out_id = ids.call(index, at, call, send_id=call.id is not None)
-                sent.append(_call_out(out_id if call.id is not None else None, call))
-            out.append(_turn(text, sent, _thought(thoughts)))
+                out_id = ids.call(index, at, call, call.id is not None)
+                function = {"name": call.name, "arguments": copy(call.arguments)}
+                sent.append(
+                    {"function": function}
+                    if call.id is None
+                    else {"id": out_id, "function": function}
+                )
+            thought = _thought(thoughts)
+            if text or sent or thought:
+                out.append(_turn(text, sent, thought))
+            else:
+                continue  # nothing to say: no turn
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
-            text, images = _user_parts(index, message.content, unsupported)
+            text, images = _user_parts(index, message.content, unsupported, report)
             user: dict[str, Any] = {"role": "user", "content": text}
             if images:
                 user["images"] = images
@@ -306,17 +410,37 @@ def to_request(
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
+                if report is not None and message.items:
+                    report.append(
+                        LeftOut(
+                            index,
+                            "items",
+                            f"{len(message.items)} item(s) of protocol "
+                            f"{message.protocol!r:.40}, which Ollama does not read",
+                        )
+                    )
                 continue  # another provider's state has no place here
-            for item in message.items:
+            for position, item in enumerate(message.items):
                 if not isinstance(item, dict):
+                    if report is not None:
+                        report.append(
+                            LeftOut(index, "items", f"item {position}: not a message object")
+                        )
                     continue
                 ids.assistant()
                 kept = _Kept(item)
                 for at, (call_id, name, _) in enumerate(kept.calls):
                     key = call_id if call_id is not None else positional_call_id(at)
                     ids.carried(index, key, key, name, send_id=call_id is not None)
+                item = owned(item)
                 if not thinking and "thinking" in item:
-                    item = {key: value for key, value in item.items() if key != "thinking"}
+                    del item["thinking"]
+                    if report is not None:
+                        report.append(
+                            LeftOut(
+                                index, "thinking", f"item {position}: thinking=False leaves it out"
+                            )
+                        )
                 out.append(item)
             if kept is None:
                 continue
@@ -325,7 +449,35 @@ def to_request(
         else:
             raise not_a_message(index, message)
         run = -1
-    return {"messages": out}
+    return out
+
+
+def _kept_thinking_left_out(
+    index: int,
+    blocks: tuple[ThinkingBlock, ...],
+    kept: _Kept,
+    thinking: bool,
+    report: list[LeftOut],
+) -> None:
+    """Report the thinking of an assistant message read from the kept item before it.
+
+    The item carries its reply's thinking (reported with the item when
+    ``thinking=False`` leaves it out); blocks that say something else are
+    not sent.
+    """
+    if _thought(blocks) == kept.thinking:
+        # The item's own: only what its field cannot hold stays behind.
+        _thinking_left_out(index, blocks, True, report)
+        return
+    for position, block in enumerate(blocks):
+        if block.text or block.signature is not None or block.redacted_data is not None:
+            report.append(
+                LeftOut(
+                    index,
+                    "redacted-thinking" if block.redacted_data is not None else "thinking",
+                    f"thinking block {position}: the kept message before it holds other thinking",
+                )
+            )
 
 
 def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
@@ -339,6 +491,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     cannot be said and raise :class:`~convtypes.dialects.ToolSchemaError`,
     as do a name the check refuses, a name given twice, and a schema that
     cannot be translated (with ``.tool`` and ``.path``). No tools give ``{}``.
+    The field shares nothing with the tools.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if chosen is not None or choice == "required":
@@ -353,7 +506,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         description = describe(spec.description, notes)
         if description:
             function["description"] = description
-        function["parameters"] = schema
+        function["parameters"] = owned(schema)  # the translation may hand on pieces of it
         out.append({"type": "function", "function": function})
     if choice == "none" or not out:
         return {}
