@@ -4,7 +4,10 @@
 (the REST body's conversation part), ``tools_to_request`` its ``tools`` and
 ``tool_config``, and ``to_sdk_request`` turns such a body into the keyword
 arguments of google-genai's ``generate_content``, which takes the system
-instruction and the tools only inside ``config``. ``from_response``,
+instruction and the tools only inside ``config``. What they return is the
+caller's: it shares no dict or list with the transcript or the tools.
+``left_out`` names what ``to_request`` of the same transcript does not
+send. ``from_response``,
 ``read_reply`` and :class:`Accumulator` turn a ``GenerateContentResponse``,
 or the chunks of a streamed one, into two messages: a
 ``ProviderOutputItemsMessage`` of protocol ``gemini`` holding the model
@@ -76,9 +79,13 @@ What changes on the way out:
   is sent only where Gemini gave one. A result's ``is_error`` has no field
   in the wire format, so none is sent.
 - Thinking blocks are dropped (signatures travel in the parts); items of
-  other protocols are dropped. Empty text is left out, and empty turns; so
-  is a replayed part of empty text with no signature, which says nothing
-  and which Gemini has refused as "an empty text parameter".
+  other protocols are dropped. A call another provider made goes without a
+  signature; ``unsigned_calls="sentinel"`` gives the first call of each
+  step of the current turn Google's placeholder (:data:`SENTINEL_SIGNATURE`)
+  where it has none, for Gemini 3, which refuses such a step. Empty text
+  is left out, and empty turns; so is a replayed part of empty text with
+  no signature, which says nothing and which Gemini has refused as "an
+  empty text parameter".
 - Images (PNG, JPEG, WebP, HEIC, HEIF; media types read case-insensitively,
   ``image/jpg`` as JPEG), audio and video go inline (``inline_data``) or by
   URL (``file_data``, with a MIME type guessed from the URL's extension when

@@ -1,10 +1,12 @@
 """Ollama's own chat API (``POST /api/chat``), as the server and the ``ollama`` package speak it.
 
 ``to_request`` builds ``{"messages": [...]}``; ``tools_to_request`` the
-``tools`` field; ``from_response``, ``read_reply`` and :class:`Accumulator`
-turn a chat response, or the NDJSON chunks of a streamed one, into
-messages. A response may be the JSON as a dict or the ``ollama`` package's
-``ChatResponse``.
+``tools`` field (both the caller's: they share no dict or list with the
+transcript or the tools); ``left_out`` names what ``to_request`` of the
+same transcript does not send; ``from_response``, ``read_reply`` and
+:class:`Accumulator` turn a chat response, or the NDJSON chunks of a
+streamed one, into messages. A response may be the JSON as a dict or the
+``ollama`` package's ``ChatResponse``.
 
 What a reply becomes: one ``AssistantMessage`` with the text, the
 ``thinking`` as an unsigned ``ThinkingBlock``, and the tool calls, whose
@@ -24,10 +26,12 @@ text).
 What changes on the way out:
 
 - Messages map one to one: ``system``, ``user``, ``assistant`` and
-  ``tool``. A tool result is ``{"role": "tool", "content", "tool_name"}``
-  with the name of the call it answers. Ollama renders results in order,
-  so the results that follow a turn go in the order of the calls they
-  answer, whatever their order in the transcript.
+  ``tool``; an assistant message with nothing to send (a reply cancelled
+  before its first token) sends no turn. A tool result is ``{"role":
+  "tool", "content", "tool_name"}`` with the name of the call it
+  answers. Ollama renders results in order, so the results that follow a
+  turn go in the order of the calls they answer, whatever their order in
+  the transcript.
 - A call goes as ``{"function": {"name", "arguments": {...}}}``, its
   arguments an object with their key order and big integers kept. A call
   that has an id goes with it (``"id"``), and its result names it as
