@@ -790,3 +790,24 @@ def test_any_request_shares_nothing_with_its_transcript(
         lambda: gemini.to_request(transcript, unsupported="note", unsigned_calls=unsigned),
         transcript,
     )
+
+
+def test_values_as_deep_as_a_transcript_holds_are_copied() -> None:
+    from convtypes._jsonvalue import ARGUMENTS_DEPTH, ITEMS_DEPTH
+
+    arguments: dict[str, Any] = {}
+    for _ in range(ARGUMENTS_DEPTH - 1):
+        arguments = {"a": arguments}
+    nested: list[Any] = []
+    for _ in range(ITEMS_DEPTH - 2):
+        nested = [nested]
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="u"),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=[{"text": "x", "deep": nested}]),
+        ct.AssistantMessage(
+            content="x", tool_calls=(ct.ToolCall(id="c", name="f", arguments=arguments),)
+        ),
+    ]
+    body = assert_owned(lambda: gemini.to_request(transcript), transcript)
+    assert body["contents"][1]["parts"][0]["deep"] == nested
+    assert body["contents"][1]["parts"][1]["function_call"]["args"] == arguments
