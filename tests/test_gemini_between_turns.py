@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import strip_reported, with_fields
 from test_dialects_requests import validate_gemini
 from test_gemini_turn import (
     CALL_RESPONSE,
@@ -811,3 +812,36 @@ def test_values_as_deep_as_a_transcript_holds_are_copied() -> None:
     body = assert_owned(lambda: gemini.to_request(transcript), transcript)
     assert body["contents"][1]["parts"][0]["deep"] == nested
     assert body["contents"][1]["parts"][1]["function_call"]["args"] == arguments
+
+
+@st.composite
+def switched_transcripts(draw: st.DrawFn) -> list[ct.Message]:
+    """Conversations from any provider: signed thinking, other items, media, blank text."""
+    out: list[ct.Message] = []
+    for message in draw(with_gemini_items()):
+        if isinstance(message, ct.AssistantMessage) and draw(st.booleans()):
+            thinking = draw(st.lists(cst.thinking_blocks(), max_size=2))
+            message = with_fields(message, thinking=(*message.thinking, *thinking))
+        if draw(st.integers(0, 5)) == 0:
+            out.append(
+                ct.ProviderOutputItemsMessage(
+                    protocol=draw(st.sampled_from(["anthropic", "openai-responses"])),
+                    items=draw(st.lists(cst.json_values(4), min_size=1, max_size=2)),
+                )
+            )
+        out.append(message)
+    return out
+
+
+@settings(max_examples=examples(150, 30))
+@given(switched_transcripts())
+def test_left_out_names_exactly_what_is_not_sent(transcript: list[ct.Message]) -> None:
+    report = gemini.left_out(transcript, unsupported="note")
+    assert [piece.index for piece in report] == sorted(piece.index for piece in report)
+    stripped = strip_reported(transcript, report, "Gemini")
+    # Without every piece named, the request is the same: none of them was sent...
+    assert gemini.to_request(stripped, unsupported="note") == gemini.to_request(
+        transcript, unsupported="note"
+    )
+    # ...and nothing else was left out.
+    assert gemini.left_out(stripped, unsupported="note") == []

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import strip_reported, with_fields
 from test_ollama import WEATHER, _words, chunks, message, response, validate
 
 import convtypes as ct
@@ -283,6 +284,7 @@ def test_thinking_false_leaves_all_thinking_out() -> None:
         LeftOut(1, "signature", "thinking block 2: Ollama's thinking has no signature field"),
         LeftOut(1, "redacted-thinking", "thinking block 3: redacted thinking has no text to send"),
         LeftOut(3, "thinking", "item 0: thinking=False leaves it out"),
+        LeftOut(4, "thinking", "thinking block 0: thinking=False leaves it out"),
     ]
     without_thinking = {k: v for k, v in item.items() if k != "thinking"}
     stripped = [
@@ -431,3 +433,55 @@ def test_any_request_shares_nothing_with_its_transcript(
     assert_owned(
         lambda: ollama.to_request(transcript, unsupported="note", thinking=thinking), transcript
     )
+
+
+@st.composite
+def switched_transcripts(draw: st.DrawFn) -> list[ct.Message]:
+    """Conversations from any provider, some replies kept as Ollama items, some not."""
+    out: list[ct.Message] = []
+    for turn in draw(cst.conversations()):
+        if isinstance(turn, ct.AssistantMessage):
+            if draw(st.booleans()):
+                thinking = draw(st.lists(cst.thinking_blocks(), max_size=2))
+                turn = with_fields(turn, thinking=(*turn.thinking, *thinking))
+            if draw(st.booleans()):
+                item: dict[str, Any] = {"role": "assistant", "content": turn.content}
+                thought = "".join(b.text for b in turn.thinking if b.redacted_data is None)
+                if thought and draw(st.booleans()):
+                    item["thinking"] = thought
+                if turn.tool_calls:
+                    item["tool_calls"] = [
+                        {
+                            **({"id": call.id} if call.id is not None else {}),
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        }
+                        for call in turn.tool_calls
+                    ]
+                item["images"] = [IMAGE_PNG]
+                # Now and then something no reader writes: an item that is no message.
+                extra = draw(st.lists(st.sampled_from(["junk", 7, None, [1]]), max_size=1))
+                out.append(ct.ProviderOutputItemsMessage(protocol="ollama", items=[item, *extra]))
+        if draw(st.integers(0, 5)) == 0:
+            out.append(
+                ct.ProviderOutputItemsMessage(
+                    protocol=draw(st.sampled_from(["gemini", "openai-responses"])),
+                    items=draw(st.lists(cst.json_values(4), min_size=1, max_size=2)),
+                )
+            )
+        out.append(turn)
+    return out
+
+
+@settings(max_examples=examples(150, 30))
+@given(switched_transcripts(), st.booleans())
+def test_left_out_names_exactly_what_is_not_sent(
+    transcript: list[ct.Message], thinking: bool
+) -> None:
+    options: dict[str, Any] = {"unsupported": "note", "thinking": thinking}
+    report = ollama.left_out(transcript, **options)
+    assert [piece.index for piece in report] == sorted(piece.index for piece in report)
+    stripped = strip_reported(transcript, report, "Ollama")
+    # Without every piece named, the request is the same: none of them was sent...
+    assert ollama.to_request(stripped, **options) == ollama.to_request(transcript, **options)
+    # ...and nothing else was left out.
+    assert ollama.left_out(stripped, **options) == []

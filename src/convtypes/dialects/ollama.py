@@ -423,7 +423,10 @@ def _build(
                             f"{message.protocol!r:.40}, which Ollama does not read",
                         )
                     )
-                continue  # another provider's state has no place here
+                # Another provider's state has no place here: as if it were not
+                # there, so it parts no kept message from the turn read from it.
+                kept = previous
+                continue
             for position, item in enumerate(message.items):
                 if not isinstance(item, dict):
                     if report is not None:
@@ -465,13 +468,13 @@ def _kept_thinking_left_out(
 ) -> None:
     """Report the thinking of an assistant message read from the kept item before it.
 
-    The item carries its reply's thinking (reported with the item when
-    ``thinking=False`` leaves it out); blocks that say something else are
-    not sent.
+    Its blocks are never sent: the item carries its reply's thinking. Blocks
+    that say what the item says are the item's own, and only what a
+    ``thinking`` field cannot hold stays behind; blocks that say something
+    else, and any under ``thinking=False``, are left out.
     """
-    if _thought(blocks) == kept.thinking:
-        # The item's own: only what its field cannot hold stays behind.
-        _thinking_left_out(index, blocks, True, report)
+    if not thinking or _thought(blocks) == kept.thinking:
+        _thinking_left_out(index, blocks, thinking, report)
         return
     for position, block in enumerate(blocks):
         if block.text or block.signature is not None or block.redacted_data is not None:
