@@ -845,3 +845,17 @@ def test_left_out_names_exactly_what_is_not_sent(transcript: list[ct.Message]) -
     )
     # ...and nothing else was left out.
     assert gemini.left_out(stripped, unsupported="note") == []
+
+
+def test_left_out_refuses_what_to_request_refuses() -> None:
+    with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"'):
+        gemini.left_out([], unsupported="drop")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="left_out takes an iterable of messages"):
+        gemini.left_out("hi")  # type: ignore[arg-type]
+    unknown = ct.decode_lenient_messages(b'[{"role": "critic", "text": "x"}]')
+    with pytest.raises(UnsupportedContent, match="message 0"):
+        gemini.left_out(unknown)
+    with pytest.raises(UnansweredCall, match="toolu_01"):
+        gemini.left_out(
+            [ct.UserMessage(content="q"), ANTHROPIC_TURN[0], ct.UserMessage(content="?")]
+        )

@@ -18,7 +18,14 @@ from test_ollama import WEATHER, _words, chunks, message, response, validate
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import LeftOut, PendingCall, ToolSpec, UnansweredCall, ollama
+from convtypes.dialects import (
+    LeftOut,
+    PendingCall,
+    ToolSpec,
+    UnansweredCall,
+    UnsupportedContent,
+    ollama,
+)
 
 from budget import examples
 from ownership import assert_owned
@@ -485,3 +492,15 @@ def test_left_out_names_exactly_what_is_not_sent(
     assert ollama.to_request(stripped, **options) == ollama.to_request(transcript, **options)
     # ...and nothing else was left out.
     assert ollama.left_out(stripped, **options) == []
+
+
+def test_left_out_refuses_what_to_request_refuses() -> None:
+    with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"'):
+        ollama.left_out([], unsupported="drop")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="thinking= must be True or False"):
+        ollama.left_out([], thinking="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="left_out takes an iterable of messages"):
+        ollama.left_out(b"[]")  # type: ignore[arg-type]
+    audio = ct.UserMultimodalMessage(content=(ct.AudioUrlBlock(url="https://x/a.wav"),))
+    with pytest.raises(UnsupportedContent, match="message 0, block 0"):
+        ollama.left_out([audio])
