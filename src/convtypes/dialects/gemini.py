@@ -562,39 +562,12 @@ def _build(
     # else can stand before them there, since a user message closes the
     # calls' scope and no result may follow it in the same turn.
     placed: list[int] = []
+    # The methods the loop calls for nearly every message, looked up once.
+    answer, make_call = ids.result, ids.call
     for index, message in enumerate(transcript):
-        if isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol == PROTOCOL and message.items:
-                ids.assistant()
-                sent = [part for part in message.items if not _says_nothing(part)]
-                if report is not None and len(sent) < len(message.items):
-                    _empty_parts(index, message.items, report)
-                if sent:
-                    if role != "model":
-                        parts = []
-                        contents.append({"role": "model", "parts": parts})
-                        role = "model"
-                    parts.extend(owned(sent))
-                carried = _Carried(message.items)
-                for position, part in enumerate(carried.calls):
-                    name = part.get("name")
-                    call_id = part.get("id")
-                    given = isinstance(call_id, str)
-                    key = call_id if isinstance(call_id, str) else positional_call_id(position)
-                    ids.carried(index, key, key, name if isinstance(name, str) else "", given)
-            elif report is not None and message.items:
-                report.append(
-                    LeftOut(
-                        index,
-                        "items",
-                        f"{len(message.items)} item(s) of protocol {message.protocol!r:.40}, "
-                        "which Gemini does not read",
-                    )
-                )
-            continue  # items of another protocol have no meaning here
         previous, carried = carried, None
         if isinstance(message, ToolResultMessage):
-            answered = ids.result(index, message)
+            answered = answer(index, message)
             response: dict[str, Any] = {
                 "name": answered.name,
                 "response": {"output": tool_result_text(message, fence_external)},
@@ -606,20 +579,26 @@ def _build(
                 contents.append({"role": "user", "parts": parts})
                 role = "user"
                 placed = []
-            place = bisect.bisect(placed, answered.order)
-            placed.insert(place, answered.order)
-            parts.insert(place, {"function_response": response})
+            order = answered.order
+            if placed and order < placed[-1]:  # a result ahead of an earlier call's
+                place = bisect.bisect(placed, order)
+                placed.insert(place, order)
+                parts.insert(place, {"function_response": response})
+            else:  # as usual, in the calls' order: it goes last
+                placed.append(order)
+                parts.append({"function_response": response})
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
             new: list[dict[str, Any]] = []
             if message.content and (previous is None or message.content != previous.text):
                 new.append({"text": message.content})
-            for position, call in enumerate(message.tool_calls):
-                if previous is not None and previous.holds(position, call):
-                    continue
-                ids.call(index, position, call, False)
-                new.append({"function_call": {"name": call.name, "args": copy(call.arguments)}})
+            if message.tool_calls:
+                for position, call in enumerate(message.tool_calls):
+                    if previous is not None and previous.holds(position, call):
+                        continue
+                    make_call(index, position, call, False)
+                    new.append({"function_call": {"name": call.name, "args": copy(call.arguments)}})
             if report is not None and message.thinking:
                 _thinking_left_out(index, message.thinking, previous, report)
             speaker = "model"
@@ -632,6 +611,39 @@ def _build(
                 if report is not None:
                     report.append(LeftOut(index, "text", "Gemini takes no empty text"))
             speaker = "user"
+        elif isinstance(message, ProviderOutputItemsMessage):
+            if message.protocol == PROTOCOL and message.items:
+                ids.assistant()
+                sent = [part for part in message.items if not _says_nothing(part)]
+                if report is not None and len(sent) < len(message.items):
+                    _empty_parts(index, message.items, report)
+                if sent:
+                    if role != "model":
+                        parts = []
+                        contents.append({"role": "model", "parts": parts})
+                        role = "model"
+                    parts.extend(copy(sent))
+                carried = _Carried(message.items)
+                for position, part in enumerate(carried.calls):
+                    name = part.get("name")
+                    call_id = part.get("id")
+                    given = isinstance(call_id, str)
+                    key = call_id if isinstance(call_id, str) else positional_call_id(position)
+                    ids.carried(index, key, key, name if isinstance(name, str) else "", given)
+                continue
+            if report is not None and message.items:
+                report.append(
+                    LeftOut(
+                        index,
+                        "items",
+                        f"{len(message.items)} item(s) of protocol {message.protocol!r:.40}, "
+                        "which Gemini does not read",
+                    )
+                )
+            # Items of another protocol have no meaning here: as if they were not
+            # there, so they part no kept reply from the message read from it.
+            carried = previous
+            continue
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
             new = _parts(index, message.content, unsupported, report)

@@ -351,10 +351,12 @@ def _build(
     # run of tool messages begins in ``out``, ``placed`` their calls' order.
     run = -1
     placed: list[int] = []
+    # The methods the loop calls for nearly every message, looked up once.
+    answer, make_call = ids.result, ids.call
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
-            answered = ids.result(index, message)
+            answered = answer(index, message)
             result: dict[str, Any] = {
                 "role": "tool",
                 "content": tool_result_text(message, fence_external),
@@ -364,15 +366,20 @@ def _build(
                 result["tool_call_id"] = answered.out_id
             if run < 0:
                 run, placed = len(out), []
-            place = bisect.bisect(placed, answered.order)
-            placed.insert(place, answered.order)
-            out.insert(run + place, result)
+            order = answered.order
+            if placed and order < placed[-1]:  # a result ahead of an earlier call's
+                place = bisect.bisect(placed, order)
+                placed.insert(place, order)
+                out.insert(run + place, result)
+            else:  # as usual, in the calls' order: it goes last
+                placed.append(order)
+                out.append(result)
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
             text = message.content
-            calls = list(enumerate(message.tool_calls))
-            thoughts: Iterable[ThinkingBlock] = message.thinking if thinking else ()
+            calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
+            thoughts: tuple[ThinkingBlock, ...] = message.thinking if thinking else ()
             if previous is not None:
                 # The turn read from the kept message: send only what it adds.
                 if text == previous.text:
@@ -388,14 +395,14 @@ def _build(
             sent: list[dict[str, Any]] = []
             for at, call in calls:
                 # A call without an id goes without one, and is answered by position.
-                out_id = ids.call(index, at, call, call.id is not None)
+                out_id = make_call(index, at, call, call.id is not None)
                 function = {"name": call.name, "arguments": copy(call.arguments)}
                 sent.append(
                     {"function": function}
                     if call.id is None
                     else {"id": out_id, "function": function}
                 )
-            thought = _thought(thoughts)
+            thought = _thought(thoughts) if thoughts else ""
             if text or sent or thought:
                 out.append(_turn(text, sent, thought))
             else:
