@@ -50,6 +50,7 @@ from ._messages import Message, ToolResultMessage, UserMultimodalMessage
 from ._nesting import excess_depth
 from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from .dialects import ToolSpec, Unsupported
+from .dialects._copy import owned
 from .dialects._errors import rebuild_error
 
 __all__ = [
@@ -513,7 +514,8 @@ def tool_spec(tool: object, *, name: str | None = None) -> ToolSpec:
     definition and are not read. ``name=`` gives the tool another name, for
     a name the providers refuse (MCP allows dots, and up to 128 characters)
     or to tell apart tools of two servers; the caller then maps calls of
-    that name back to the MCP tool. A malformed tool raises
+    that name back to the MCP tool. The spec's schema is a copy of the
+    tool's ``inputSchema``, sharing nothing with it. A malformed tool raises
     :class:`MCPError` with the path of the fault.
     """
     if name is not None and (not isinstance(name, str) or not name):
@@ -528,4 +530,5 @@ def tool_spec(tool: object, *, name: str | None = None) -> ToolSpec:
         check_json(schema, MAX_DEPTH, "inputSchema")
     except WireError as err:
         raise MCPError(err.reason, err.path) from None
-    return ToolSpec(name=name or tool_name, description=description or "", parameters=schema)
+    # A copy: the tool's schema stays the caller's, and the spec's its own.
+    return ToolSpec(name=name or tool_name, description=description or "", parameters=owned(schema))

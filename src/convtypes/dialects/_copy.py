@@ -11,11 +11,13 @@ shared; every dict and list is new.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 
-__all__ = ["copy_json", "copy_object"]
+__all__ = ["copy_json", "copy_object", "owned"]
+
+_T = TypeVar("_T", dict[str, Any], list[Any])
 
 copy_json: Final[Callable[[Any], Any]] = msgspec.to_builtins
 """A copy of a JSON value in which every dict and list is new.
@@ -33,4 +35,10 @@ value; a dict or list subclass comes back as a plain one.
 def copy_object(value: dict[str, Any]) -> dict[str, Any]:
     """A copy of a JSON object, every dict and list inside it new."""
     copied: dict[str, Any] = msgspec.to_builtins(value)
+    return copied
+
+
+def owned(value: _T) -> _T:
+    """A copy of the JSON object or array ``value`` that shares no dict or list with it."""
+    copied: _T = msgspec.to_builtins(value)
     return copied

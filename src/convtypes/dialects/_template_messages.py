@@ -47,6 +47,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._copy import owned
 from ._errors import (
     Unsupported,
     check_unsupported,
@@ -216,7 +217,7 @@ def to_messages(
                     {
                         "type": "function",
                         "id": calls.call(index, position, call),
-                        "function": {"name": call.name, "arguments": call.arguments},
+                        "function": {"name": call.name, "arguments": owned(call.arguments)},
                     }
                     for position, call in enumerate(message.tool_calls)
                 ]

@@ -115,8 +115,8 @@ def to_messages(
     turn before it raises ``UnmatchedResult``; a call still unanswered when
     the next user message comes raises ``UnansweredCall``.
 
-    The dicts share tool arguments with the transcript: copy before changing
-    them in place.
+    The messages share no dict or list with the transcript (a call's
+    arguments are copied): change them as you like.
     """
     return _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
 

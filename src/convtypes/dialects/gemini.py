@@ -4,7 +4,10 @@
 (the REST body's conversation part), ``tools_to_request`` its ``tools`` and
 ``tool_config``, and ``to_sdk_request`` turns such a body into the keyword
 arguments of google-genai's ``generate_content``, which takes the system
-instruction and the tools only inside ``config``. ``from_response``,
+instruction and the tools only inside ``config``. What they return is the
+caller's: it shares no dict or list with the transcript or the tools.
+``left_out`` names what ``to_request`` of the same transcript does not
+send. ``from_response``,
 ``read_reply`` and :class:`Accumulator` turn a ``GenerateContentResponse``,
 or the chunks of a streamed one, into two messages: a
 ``ProviderOutputItemsMessage`` of protocol ``gemini`` holding the model
@@ -76,9 +79,13 @@ What changes on the way out:
   is sent only where Gemini gave one. A result's ``is_error`` has no field
   in the wire format, so none is sent.
 - Thinking blocks are dropped (signatures travel in the parts); items of
-  other protocols are dropped. Empty text is left out, and empty turns; so
-  is a replayed part of empty text with no signature, which says nothing
-  and which Gemini has refused as "an empty text parameter".
+  other protocols are dropped. A call another provider made goes without a
+  signature; ``unsigned_calls="sentinel"`` gives the first call of each
+  step of the current turn Google's placeholder (:data:`SENTINEL_SIGNATURE`)
+  where it has none, for Gemini 3, which refuses such a step. Empty text
+  is left out, and empty turns; so is a replayed part of empty text with
+  no signature, which says nothing and which Gemini has refused as "an
+  empty text parameter".
 - Images (PNG, JPEG, WebP, HEIC, HEIF; media types read case-insensitively,
   ``image/jpg`` as JPEG), audio and video go inline (``inline_data``) or by
   URL (``file_data``, with a MIME type guessed from the URL's extension when
@@ -96,7 +103,7 @@ import bisect
 import enum
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 from urllib.parse import unquote_to_bytes
 
 from .._content import (
@@ -122,6 +129,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._copy import copy_json, owned
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -140,6 +148,7 @@ from ._errors import (
 from ._gemini_schema import parameters as _parameters
 from ._ids import CallIds, any_id
 from ._json import arguments_json, built, jsonable, tool_call
+from ._left_out import LeftOut, media_kind
 from ._media import image_type, media_type, parse_data_url
 from ._reply import (
     Delta,
@@ -158,8 +167,11 @@ from ._tools import ToolSpec, checked_tools
 
 __all__ = [
     "PROTOCOL",
+    "SENTINEL_SIGNATURE",
     "Accumulator",
+    "UnsignedCalls",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "to_sdk_request",
@@ -236,72 +248,123 @@ def _inline(mime_type: str, data: str) -> dict[str, Any]:
     return {"inline_data": {"mime_type": mime_type, "data": data}}
 
 
-def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
+def _lost_settings(index: int, position: int, block: object, report: list[LeftOut]) -> None:
+    """Report what a sent media block says that Gemini has no field for."""
+    if isinstance(block, ImageUrlBlock) and block.detail != "auto":
+        report.append(
+            LeftOut(index, "detail", f"block {position}: Gemini has no field for an image's detail")
+        )
+    if getattr(block, "max_frames", None) is not None:
+        report.append(
+            LeftOut(
+                index,
+                "max-frames",
+                f"block {position}: Gemini has no field for a video's max_frames",
+            )
+        )
+    if getattr(block, "sample_rate", None) is not None:
+        report.append(
+            LeftOut(
+                index,
+                "sample-rate",
+                f"block {position}: Gemini has no field for audio's sample_rate",
+            )
+        )
+
+
+def _parts(
+    index: int,
+    blocks: Iterable[object],
+    unsupported: Unsupported,
+    report: list[LeftOut] | None,
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
         why = "cannot read a local path"
+        sent = len(out)
         if isinstance(block, TextBlock):
             if block.text:
                 out.append({"text": block.text})
+            elif report is not None:
+                report.append(
+                    LeftOut(index, "text", f"block {position}: Gemini takes no empty text")
+                )
             continue
         if isinstance(block, (ImageUrlBlock, AudioUrlBlock, VideoUrlBlock)):
             inline = _inline_url(block.url)
             fps = block.fps if isinstance(block, VideoUrlBlock) else None
             if inline is None:
                 out.append(_with_fps(_file(block.url), fps))
-                continue
-            kind, data = inline
-            if isinstance(block, ImageUrlBlock):
-                fits, noun = kind in IMAGE_TYPES, "an image"
-            elif isinstance(block, VideoUrlBlock):
-                fits, noun = kind.startswith("video/"), "a video"
             else:
-                fits, noun = kind.startswith("audio/"), "an audio"
-            if fits:
-                out.append(_with_fps(_inline(kind, data), fps))
-                continue
-            why = f"takes no {kind!r} data URL as {noun} block"
+                kind, data = inline
+                if isinstance(block, ImageUrlBlock):
+                    fits, noun = kind in IMAGE_TYPES, "an image"
+                elif isinstance(block, VideoUrlBlock):
+                    fits, noun = kind.startswith("video/"), "a video"
+                else:
+                    fits, noun = kind.startswith("audio/"), "an audio"
+                if fits:
+                    out.append(_with_fps(_inline(kind, data), fps))
+                else:
+                    why = f"takes no {kind!r} data URL as {noun} block"
         elif isinstance(block, ImageBase64Block):
             kind = image_type(block.media_type)
             if kind in IMAGE_TYPES:
                 out.append(_inline(kind, block.data))
-                continue
-            why = f"takes no {block.media_type!r} image (only PNG, JPEG, WebP, HEIC and HEIF)"
+            else:
+                why = f"takes no {block.media_type!r} image (only PNG, JPEG, WebP, HEIC and HEIF)"
         elif isinstance(block, AudioBase64Block):
             if media_type(block.media_type).startswith("audio/"):
                 out.append(_inline(block.media_type, block.data))
-                continue
-            why = f"takes audio with an audio/* media type, not {block.media_type!r}"
+            else:
+                why = f"takes audio with an audio/* media type, not {block.media_type!r}"
         elif isinstance(block, VideoBase64Block):
             if media_type(block.media_type).startswith("video/"):
                 out.append(_with_fps(_inline(block.media_type, block.data), block.fps))
-                continue
-            why = f"takes video with a video/* media type, not {block.media_type!r}"
+            else:
+                why = f"takes video with a video/* media type, not {block.media_type!r}"
         elif isinstance(block, UnknownBlock):
             raise unknown_block(DIALECT, index, position, block)
+        if len(out) > sent:
+            if report is not None:
+                _lost_settings(index, position, block, report)
+            continue
         if unsupported == "note":
             out.append({"text": note_text(DIALECT, block)})
+            if report is not None:
+                report.append(
+                    LeftOut(
+                        index,
+                        media_kind(block),
+                        f"block {position}: Gemini {why}; a note stands in its place",
+                    )
+                )
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return out
 
 
 class _Carried:
-    """What a ``gemini`` items message already says: its text and its calls."""
+    """What a ``gemini`` items message already says: its text, its calls, its thoughts."""
 
-    __slots__ = ("calls", "text")
+    __slots__ = ("calls", "text", "thoughts")
 
     def __init__(self, parts: Iterable[object]) -> None:
         texts: list[str] = []
         self.calls: list[dict[str, Any]] = []
+        self.thoughts: list[str] = []
         for part in parts:
             if not isinstance(part, dict):
                 continue
             call = part.get("function_call")
+            text = part.get("text")
             if isinstance(call, dict):
                 self.calls.append(call)
-            elif isinstance(part.get("text"), str) and not part.get("thought"):
-                texts.append(part["text"])
+            elif isinstance(text, str):
+                if not part.get("thought"):
+                    texts.append(text)
+                elif text:
+                    self.thoughts.append(text)
         self.text = "".join(texts)
 
     def holds(self, position: int, call: ToolCall) -> bool:
@@ -325,11 +388,100 @@ def _says_nothing(part: object) -> bool:
     )
 
 
+def _thinking_left_out(
+    index: int,
+    blocks: Iterable[ThinkingBlock],
+    carried: _Carried | None,
+    report: list[LeftOut],
+) -> None:
+    """Report the thinking blocks of message ``index`` that no kept part carries.
+
+    Gemini's own thought summaries are read from its parts, which go back
+    as they came; every other thinking block (another provider's, signed or
+    redacted) has no part to go in.
+    """
+    thoughts = list(carried.thoughts) if carried is not None else []
+    for position, block in enumerate(blocks):
+        if block.redacted_data is not None:
+            report.append(
+                LeftOut(
+                    index,
+                    "redacted-thinking",
+                    f"thinking block {position}: redacted thinking only its own provider reads",
+                )
+            )
+        elif block.signature is None and block.text in thoughts:
+            thoughts.remove(block.text)  # a thought part of the items before it
+        elif block.text:
+            report.append(
+                LeftOut(
+                    index,
+                    "thinking",
+                    f"thinking block {position}: Gemini takes back only its own thought parts",
+                )
+            )
+        elif block.signature is not None:
+            report.append(
+                LeftOut(
+                    index,
+                    "signature",
+                    f"thinking block {position}: a signature Gemini cannot check",
+                )
+            )
+
+
+UnsignedCalls = Literal["keep", "sentinel"]
+"""What :func:`to_request` does with a function call of the current turn that has no signature.
+
+``"keep"`` sends it as it is; ``"sentinel"`` gives the first call of each
+model step :data:`SENTINEL_SIGNATURE` (see :func:`to_request`).
+"""
+
+SENTINEL_SIGNATURE: Final = base64.b64encode(b"skip_thought_signature_validator").decode("ascii")
+"""The placeholder thought signature Google documents for calls Gemini did not make.
+
+The bytes are the text ``skip_thought_signature_validator``, written as
+every signature is here, in standard base64: what google-genai sends for
+``thought_signature=b"skip_thought_signature_validator"``.
+"""
+
+_UNSIGNED_CHOICES: Final = ("keep", "sentinel")
+
+
+def _turn_start(contents: list[dict[str, Any]]) -> int:
+    """Where the current turn begins: the last user content that holds more than responses."""
+    for position in range(len(contents) - 1, -1, -1):
+        content = contents[position]
+        if content["role"] == "user" and any(
+            "function_response" not in part for part in content["parts"]
+        ):
+            return position
+    return 0
+
+
+def _sign_current_turn(contents: list[dict[str, Any]]) -> None:
+    """Give the first call of each model step since the user last wrote the sentinel.
+
+    Gemini checks one signature per step, on its first call; the calls
+    after it in a step of parallel calls come unsigned from Gemini itself,
+    and a placeholder on them would change what Gemini sent.
+    """
+    for content in contents[_turn_start(contents) :]:
+        if content["role"] != "model":
+            continue
+        for part in content["parts"]:
+            if isinstance(part, dict) and "function_call" in part:
+                if not part.get("thought_signature"):
+                    part["thought_signature"] = SENTINEL_SIGNATURE
+                break
+
+
 def to_request(
     messages: Iterable[Message | UnknownMessage],
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    unsigned_calls: UnsignedCalls = "keep",
 ) -> dict[str, Any]:
     """The conversation part of a ``generateContent`` request.
 
@@ -338,12 +490,66 @@ def to_request(
     joined with a blank line). Field names are the SDK's snake_case, which
     the REST API also reads; thought signatures are base64 text. Give it to
     google-genai through :func:`to_sdk_request`. External tool results are
-    fenced unless ``fence_external`` is False. Parts replayed from items are
-    shared with the transcript, not copied.
+    fenced unless ``fence_external`` is False. The request shares no dict or
+    list with the transcript: change it as you like.
+
+    ``unsigned_calls="sentinel"`` is for a turn that went on with Gemini
+    after another model made calls (or after a Gemini model that signs
+    nothing): Gemini 3 refuses a step of the current turn (everything since
+    the last user message that is not tool results) whose first call has no
+    thought signature. Each such call gets :data:`SENTINEL_SIGNATURE`,
+    Google's placeholder, which makes Gemini skip the check, and gives up
+    the model's own reasoning for that step; a real signature is never
+    replaced. The default, ``"keep"``, sends every call as it is.
     """
     check_unsupported(unsupported)
-    transcript = transcript_of(messages, "to_request")
+    if type(unsigned_calls) is not str or unsigned_calls not in _UNSIGNED_CHOICES:
+        raise ValueError(
+            f'unsigned_calls= must be "keep" or "sentinel", not {unsigned_calls!r:.80}'
+        )
+    request = _build(transcript_of(messages, "to_request"), fence_external, unsupported, None)
+    if unsigned_calls == "sentinel":
+        _sign_current_turn(request["contents"])
+    return request
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
+    """What :func:`to_request` of ``messages`` does not send, one piece at a time, in order.
+
+    Reported, each with the index of its message: thinking that no kept
+    part carries (``"thinking"``, ``"redacted-thinking"``, ``"signature"``),
+    items of other protocols (``"items"``), empty text (``"text"``: an
+    empty user message or text block, system messages that are all empty,
+    and the empty unsigned part at the end of many Gemini streams), media
+    settings Gemini has no field for (``"detail"``, ``"max-frames"``,
+    ``"sample-rate"``), and with ``unsupported="note"`` each media block a
+    note stands in for (``"image"``, ``"audio"``, ``"video"``). A call is
+    never reported for a missing signature: the transcript holds none to
+    leave out. It walks the transcript as :func:`to_request` does, so it
+    raises what :func:`to_request` raises.
+    """
+    check_unsupported(unsupported)
+    report: list[LeftOut] = []
+    _build(transcript_of(messages, "left_out"), True, unsupported, report)
+    report.sort(key=_by_index)
+    return report
+
+
+def _by_index(piece: LeftOut) -> int:
+    return piece.index
+
+
+def _build(
+    transcript: list[Any],
+    fence_external: bool,
+    unsupported: Unsupported,
+    report: list[LeftOut] | None,
+) -> dict[str, Any]:
+    """The request (see :func:`to_request`); ``report`` gets what it leaves out, if given."""
     ids = CallIds(transcript, any_id, DIALECT)
+    copy = copy_json  # bound here: the loop copies every call's arguments
     system: list[str] = []
     contents: list[dict[str, Any]] = []
     role = ""  # the role of the last content
@@ -356,28 +562,12 @@ def to_request(
     # else can stand before them there, since a user message closes the
     # calls' scope and no result may follow it in the same turn.
     placed: list[int] = []
+    # The methods the loop calls for nearly every message, looked up once.
+    answer, make_call = ids.result, ids.call
     for index, message in enumerate(transcript):
-        if isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol == PROTOCOL and message.items:
-                ids.assistant()
-                sent = [part for part in message.items if not _says_nothing(part)]
-                if sent:
-                    if role != "model":
-                        parts = []
-                        contents.append({"role": "model", "parts": parts})
-                        role = "model"
-                    parts.extend(sent)  # type: ignore[arg-type]
-                carried = _Carried(message.items)
-                for position, part in enumerate(carried.calls):
-                    name = part.get("name")
-                    call_id = part.get("id")
-                    given = isinstance(call_id, str)
-                    key = call_id if isinstance(call_id, str) else positional_call_id(position)
-                    ids.carried(index, key, key, name if isinstance(name, str) else "", given)
-            continue  # items of another protocol have no meaning here
         previous, carried = carried, None
         if isinstance(message, ToolResultMessage):
-            answered = ids.result(index, message)
+            answered = answer(index, message)
             response: dict[str, Any] = {
                 "name": answered.name,
                 "response": {"output": tool_result_text(message, fence_external)},
@@ -389,28 +579,74 @@ def to_request(
                 contents.append({"role": "user", "parts": parts})
                 role = "user"
                 placed = []
-            place = bisect.bisect(placed, answered.order)
-            placed.insert(place, answered.order)
-            parts.insert(place, {"function_response": response})
+            order = answered.order
+            if placed and order < placed[-1]:  # a result ahead of an earlier call's
+                place = bisect.bisect(placed, order)
+                placed.insert(place, order)
+                parts.insert(place, {"function_response": response})
+            else:  # as usual, in the calls' order: it goes last
+                placed.append(order)
+                parts.append({"function_response": response})
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
             new: list[dict[str, Any]] = []
             if message.content and (previous is None or message.content != previous.text):
                 new.append({"text": message.content})
-            for position, call in enumerate(message.tool_calls):
-                if previous is not None and previous.holds(position, call):
-                    continue
-                ids.call(index, position, call, send_id=False)
-                new.append({"function_call": {"name": call.name, "args": call.arguments}})
+            if message.tool_calls:
+                for position, call in enumerate(message.tool_calls):
+                    if previous is not None and previous.holds(position, call):
+                        continue
+                    make_call(index, position, call, False)
+                    new.append({"function_call": {"name": call.name, "args": copy(call.arguments)}})
+            if report is not None and message.thinking:
+                _thinking_left_out(index, message.thinking, previous, report)
             speaker = "model"
         elif isinstance(message, UserMessage):
             ids.user(index)
-            new = [{"text": message.content}] if message.content else []
+            if message.content:
+                new = [{"text": message.content}]
+            else:
+                new = []
+                if report is not None:
+                    report.append(LeftOut(index, "text", "Gemini takes no empty text"))
             speaker = "user"
+        elif isinstance(message, ProviderOutputItemsMessage):
+            if message.protocol == PROTOCOL and message.items:
+                ids.assistant()
+                sent = [part for part in message.items if not _says_nothing(part)]
+                if report is not None and len(sent) < len(message.items):
+                    _empty_parts(index, message.items, report)
+                if sent:
+                    if role != "model":
+                        parts = []
+                        contents.append({"role": "model", "parts": parts})
+                        role = "model"
+                    parts.extend(copy(sent))
+                carried = _Carried(message.items)
+                for position, part in enumerate(carried.calls):
+                    name = part.get("name")
+                    call_id = part.get("id")
+                    given = isinstance(call_id, str)
+                    key = call_id if isinstance(call_id, str) else positional_call_id(position)
+                    ids.carried(index, key, key, name if isinstance(name, str) else "", given)
+                continue
+            if report is not None and message.items:
+                report.append(
+                    LeftOut(
+                        index,
+                        "items",
+                        f"{len(message.items)} item(s) of protocol {message.protocol!r:.40}, "
+                        "which Gemini does not read",
+                    )
+                )
+            # Items of another protocol have no meaning here: as if they were not
+            # there, so they part no kept reply from the message read from it.
+            carried = previous
+            continue
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
-            new = _parts(index, message.content, unsupported)
+            new = _parts(index, message.content, unsupported, report)
             speaker = "user"
         elif isinstance(message, SystemMessage):
             system.append(message.content)
@@ -428,7 +664,26 @@ def to_request(
     instruction = "\n\n".join(system)
     if instruction:
         return {"contents": contents, "system_instruction": {"parts": [{"text": instruction}]}}
+    if report is not None and system:
+        report.extend(
+            LeftOut(index, "text", "the system text is empty, and Gemini takes no empty text")
+            for index, message in enumerate(transcript)
+            if isinstance(message, SystemMessage)
+        )
     return {"contents": contents}
+
+
+def _empty_parts(index: int, items: Iterable[object], report: list[LeftOut]) -> None:
+    for position, part in enumerate(items):
+        if _says_nothing(part):
+            report.append(
+                LeftOut(
+                    index,
+                    "text",
+                    f"part {position}: empty text with no signature, which says nothing "
+                    "and which Gemini refuses",
+                )
+            )
 
 
 # --- tools and the SDK's call -------------------------------------------------------
@@ -450,12 +705,13 @@ def tools_to_request(
     is said another way and what is refused), which every Gemini model and
     API version takes; a tool without properties gets no ``parameters``, as
     Gemini refuses an object without any. With ``json_schema=True`` the
-    schema goes as it is, as ``parameters_json_schema``, which newer models
-    read as JSON Schema (recursive models included); convtypes then checks
-    nothing in it. ``choice`` maps to ``function_calling_config``:
-    ``"auto"`` to ``AUTO``, ``"none"`` to ``NONE``, ``"required"`` to
-    ``ANY``, and a tool's name to ``ANY`` with that name as the only one
-    allowed. With no tools the result is ``{}``.
+    schema goes as it is (a copy), as ``parameters_json_schema``, which
+    newer models read as JSON Schema (recursive models included); convtypes
+    then checks nothing in it. The fields share nothing with the tools.
+    ``choice`` maps to ``function_calling_config``: ``"auto"`` to ``AUTO``,
+    ``"none"`` to ``NONE``, ``"required"`` to ``ANY``, and a tool's name to
+    ``ANY`` with that name as the only one allowed. With no tools the
+    result is ``{}``.
 
     Raises :class:`~convtypes.dialects.ToolSchemaError` (``.tool``,
     ``.path``) for a schema Gemini's ``Schema`` cannot say without
@@ -471,11 +727,12 @@ def tools_to_request(
         if spec.description:
             declaration["description"] = spec.description
         if json_schema:
-            declaration["parameters_json_schema"] = spec.parameters
+            declaration["parameters_json_schema"] = owned(spec.parameters)
         else:
             translated = _parameters(spec.parameters, spec.name)
             if translated is not None:
-                declaration["parameters"] = translated
+                # The translation may hand on pieces of the schema (an enum, a default).
+                declaration["parameters"] = owned(translated)
         declarations.append(declaration)
     config: dict[str, Any] = (
         {"mode": _MODES[choice]}
@@ -506,7 +763,9 @@ def to_sdk_request(body: Mapping[str, Any]) -> dict[str, Any]:
              **gemini.tools_to_request(tools)}))
 
     A setting given both in ``generation_config`` and beside it raises
-    ``ValueError``. Values are shared with ``body``, not copied.
+    ``ValueError``. The values are ``body``'s own, moved, not copied: a body
+    built by :func:`to_request` and :func:`tools_to_request` belongs to the
+    caller, and so does what this makes of it.
     """
     if not isinstance(body, Mapping):
         raise TypeError(f"body must be a dict, not {type(body).__name__}")

@@ -1,10 +1,12 @@
 """Ollama's own chat API (``POST /api/chat``), as the server and the ``ollama`` package speak it.
 
 ``to_request`` builds ``{"messages": [...]}``; ``tools_to_request`` the
-``tools`` field; ``from_response``, ``read_reply`` and :class:`Accumulator`
-turn a chat response, or the NDJSON chunks of a streamed one, into
-messages. A response may be the JSON as a dict or the ``ollama`` package's
-``ChatResponse``.
+``tools`` field (both the caller's: they share no dict or list with the
+transcript or the tools); ``left_out`` names what ``to_request`` of the
+same transcript does not send; ``from_response``, ``read_reply`` and
+:class:`Accumulator` turn a chat response, or the NDJSON chunks of a
+streamed one, into messages. A response may be the JSON as a dict or the
+``ollama`` package's ``ChatResponse``.
 
 What a reply becomes: one ``AssistantMessage`` with the text, the
 ``thinking`` as an unsigned ``ThinkingBlock``, and the tool calls, whose
@@ -24,10 +26,12 @@ text).
 What changes on the way out:
 
 - Messages map one to one: ``system``, ``user``, ``assistant`` and
-  ``tool``. A tool result is ``{"role": "tool", "content", "tool_name"}``
-  with the name of the call it answers. Ollama renders results in order,
-  so the results that follow a turn go in the order of the calls they
-  answer, whatever their order in the transcript.
+  ``tool``; an assistant message with nothing to send (a reply cancelled
+  before its first token) sends no turn. A tool result is ``{"role":
+  "tool", "content", "tool_name"}`` with the name of the call it
+  answers. Ollama renders results in order, so the results that follow a
+  turn go in the order of the calls they answer, whatever their order in
+  the transcript.
 - A call goes as ``{"function": {"name", "arguments": {...}}}``, its
   arguments an object with their key order and big integers kept. A call
   that has an id goes with it (``"id"``), and its result names it as
@@ -78,6 +82,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._copy import copy_json, owned
 from ._errors import (
     LEAKS,
     ResponseError,
@@ -95,6 +100,7 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
+from ._left_out import LeftOut, media_kind
 from ._media import image_type, parse_data_url
 from ._ollama_schema import describe, parameters
 from ._reply import (
@@ -115,6 +121,7 @@ __all__ = [
     "PROTOCOL",
     "Accumulator",
     "from_response",
+    "left_out",
     "read_reply",
     "to_request",
     "tools_to_request",
@@ -147,7 +154,7 @@ def _usable_id(call_id: str) -> bool:
 
 
 def _user_parts(
-    index: int, blocks: Iterable[object], unsupported: Unsupported
+    index: int, blocks: Iterable[object], unsupported: Unsupported, report: list[LeftOut] | None
 ) -> tuple[str, list[str]]:
     """A user message's text, joined, and its images as base64."""
     texts: list[str] = []
@@ -156,6 +163,10 @@ def _user_parts(
         if isinstance(block, TextBlock):
             if block.text:
                 texts.append(block.text)
+            elif report is not None:
+                report.append(
+                    LeftOut(index, "text", f"block {position}: empty text, which adds nothing")
+                )
             continue
         if isinstance(block, ImageBase64Block):
             if image_type(block.media_type) in IMAGE_TYPES:
@@ -166,6 +177,14 @@ def _user_parts(
             inline = parse_data_url(block.url)
             if inline is not None and inline.media_type in IMAGE_TYPES:
                 images.append(inline.data)
+                if report is not None and block.detail != "auto":
+                    report.append(
+                        LeftOut(
+                            index,
+                            "detail",
+                            f"block {position}: Ollama has no field for an image's detail",
+                        )
+                    )
                 continue
             why = (
                 "fetches no image by URL (a base64 image or a data: URL goes inline)"
@@ -180,6 +199,14 @@ def _user_parts(
             why = "has no field for video"
         if unsupported == "note":
             texts.append(note_text(DIALECT, block))
+            if report is not None:
+                report.append(
+                    LeftOut(
+                        index,
+                        media_kind(block),
+                        f"block {position}: Ollama {why}; a note stands in its place",
+                    )
+                )
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return "\n\n".join(texts), images
@@ -204,14 +231,41 @@ def _thought(blocks: Iterable[ThinkingBlock]) -> str:
     return "".join(block.text for block in blocks if block.redacted_data is None)
 
 
-class _Kept:
-    """What a kept ``ollama`` message already says: its text and its calls."""
+def _thinking_left_out(
+    index: int, blocks: Iterable[ThinkingBlock], sent: bool, report: list[LeftOut]
+) -> None:
+    """Report what of message ``index``'s thinking the request leaves out.
 
-    __slots__ = ("calls", "text")
+    ``sent`` says whether its text goes (in the ``thinking`` field): then
+    only a signature (which has no field) and redacted thinking (which has
+    no text) stay behind; otherwise every block does.
+    """
+    for position, block in enumerate(blocks):
+        where = f"thinking block {position}"
+        if block.redacted_data is not None:
+            report.append(
+                LeftOut(
+                    index, "redacted-thinking", f"{where}: redacted thinking has no text to send"
+                )
+            )
+        elif not sent and block.text:
+            report.append(LeftOut(index, "thinking", f"{where}: thinking=False leaves it out"))
+        elif block.signature is not None:
+            report.append(
+                LeftOut(index, "signature", f"{where}: Ollama's thinking has no signature field")
+            )
+
+
+class _Kept:
+    """What a kept ``ollama`` message already says: its text, calls and thinking."""
+
+    __slots__ = ("calls", "text", "thinking")
 
     def __init__(self, item: dict[str, Any]) -> None:
         content = item.get("content")
         self.text = content if isinstance(content, str) else ""
+        thinking = item.get("thinking")
+        self.thinking = thinking if isinstance(thinking, str) else ""
         raw_calls = item.get("tool_calls")
         # The calls a reader made ToolCalls of, in order: (id, name, arguments).
         self.calls: list[tuple[str | None, str, dict[str, Any]]] = []
@@ -242,24 +296,67 @@ def to_request(
     The caller adds ``model`` and the rest (``tools_to_request`` gives the
     ``tools`` field). External tool results are fenced unless
     ``fence_external`` is False. ``thinking=False`` leaves earlier thinking
-    out, from assistant messages and from replayed items alike. Tool
-    arguments and replayed items are shared with the transcript, not copied.
+    out, from assistant messages and from replayed items alike. An
+    assistant message with nothing to send (no text, no calls, no thinking
+    that goes) sends no turn. The request shares no dict or list with the
+    transcript: change it as you like.
     """
     check_unsupported(unsupported)
     if type(thinking) is not bool:
         raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
     transcript = transcript_of(messages, "to_request")
+    return {"messages": _build(transcript, fence_external, unsupported, thinking, None)}
+
+
+def left_out(
+    messages: Iterable[Message | UnknownMessage],
+    *,
+    unsupported: Unsupported = "raise",
+    thinking: bool = True,
+) -> list[LeftOut]:
+    """What :func:`to_request` of ``messages`` does not send, one piece at a time, in order.
+
+    Reported, each with the index of its message: a thinking block's
+    signature (``"signature"``) and redacted thinking
+    (``"redacted-thinking"``), which Ollama has no field for; with
+    ``thinking=False`` all thinking (``"thinking"``), kept items' included;
+    items of other protocols, and items that are no message object
+    (``"items"``); an empty text block of a multimodal message (``"text"``);
+    an image's ``detail`` (``"detail"``); and with ``unsupported="note"``
+    each media block a note stands in for (``"image"``, ``"audio"``,
+    ``"video"``). It walks the transcript as :func:`to_request` does, so it
+    raises what :func:`to_request` raises.
+    """
+    check_unsupported(unsupported)
+    if type(thinking) is not bool:
+        raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
+    report: list[LeftOut] = []
+    _build(transcript_of(messages, "left_out"), True, unsupported, thinking, report)
+    return report
+
+
+def _build(
+    transcript: list[Any],
+    fence_external: bool,
+    unsupported: Unsupported,
+    thinking: bool,
+    report: list[LeftOut] | None,
+) -> list[dict[str, Any]]:
+    """The request's messages (see :func:`to_request`); ``report`` gets what it leaves out."""
     ids = CallIds(transcript, _usable_id, DIALECT)
+    copy = copy_json  # bound here: the loop copies every call's arguments
     out: list[dict[str, Any]] = []
     kept: _Kept | None = None
     # Results go in the order of their calls: ``run`` is where the current
     # run of tool messages begins in ``out``, ``placed`` their calls' order.
     run = -1
     placed: list[int] = []
+    # The methods the loop calls for nearly every message, looked up once.
+    answer, make_call = ids.result, ids.call
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
-            answered = ids.result(index, message)
+            answered = answer(index, message)
             result: dict[str, Any] = {
                 "role": "tool",
                 "content": tool_result_text(message, fence_external),
@@ -269,35 +366,53 @@ def to_request(
                 result["tool_call_id"] = answered.out_id
             if run < 0:
                 run, placed = len(out), []
-            place = bisect.bisect(placed, answered.order)
-            placed.insert(place, answered.order)
-            out.insert(run + place, result)
+            order = answered.order
+            if placed and order < placed[-1]:  # a result ahead of an earlier call's
+                place = bisect.bisect(placed, order)
+                placed.insert(place, order)
+                out.insert(run + place, result)
+            else:  # as usual, in the calls' order: it goes last
+                placed.append(order)
+                out.append(result)
             continue
         if isinstance(message, AssistantMessage):
             ids.assistant()
             text = message.content
-            calls = list(enumerate(message.tool_calls))
-            thoughts: Iterable[ThinkingBlock] = message.thinking if thinking else ()
+            calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
+            thoughts: tuple[ThinkingBlock, ...] = message.thinking if thinking else ()
             if previous is not None:
                 # The turn read from the kept message: send only what it adds.
                 if text == previous.text:
                     text = ""
                 calls = [(at, call) for at, call in calls if not previous.holds(at, call)]
+                if report is not None and message.thinking:
+                    _kept_thinking_left_out(index, message.thinking, previous, thinking, report)
                 thoughts = ()
                 if not text and not calls:
                     continue
+            elif report is not None and message.thinking:
+                _thinking_left_out(index, message.thinking, thinking, report)
             sent: list[dict[str, Any]] = []
             for at, call in calls:
                 # A call without an id goes without one, and is answered by position.
-                out_id = ids.call(index, at, call, send_id=call.id is not None)
-                sent.append(_call_out(out_id if call.id is not None else None, call))
-            out.append(_turn(text, sent, _thought(thoughts)))
+                out_id = make_call(index, at, call, call.id is not None)
+                function = {"name": call.name, "arguments": copy(call.arguments)}
+                sent.append(
+                    {"function": function}
+                    if call.id is None
+                    else {"id": out_id, "function": function}
+                )
+            thought = _thought(thoughts) if thoughts else ""
+            if text or sent or thought:
+                out.append(_turn(text, sent, thought))
+            else:
+                continue  # nothing to say: no turn
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, UserMultimodalMessage):
             ids.user(index)
-            text, images = _user_parts(index, message.content, unsupported)
+            text, images = _user_parts(index, message.content, unsupported, report)
             user: dict[str, Any] = {"role": "user", "content": text}
             if images:
                 user["images"] = images
@@ -306,17 +421,40 @@ def to_request(
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
-                continue  # another provider's state has no place here
-            for item in message.items:
+                if report is not None and message.items:
+                    report.append(
+                        LeftOut(
+                            index,
+                            "items",
+                            f"{len(message.items)} item(s) of protocol "
+                            f"{message.protocol!r:.40}, which Ollama does not read",
+                        )
+                    )
+                # Another provider's state has no place here: as if it were not
+                # there, so it parts no kept message from the turn read from it.
+                kept = previous
+                continue
+            for position, item in enumerate(message.items):
                 if not isinstance(item, dict):
+                    if report is not None:
+                        report.append(
+                            LeftOut(index, "items", f"item {position}: not a message object")
+                        )
                     continue
                 ids.assistant()
                 kept = _Kept(item)
                 for at, (call_id, name, _) in enumerate(kept.calls):
                     key = call_id if call_id is not None else positional_call_id(at)
                     ids.carried(index, key, key, name, send_id=call_id is not None)
+                item = owned(item)
                 if not thinking and "thinking" in item:
-                    item = {key: value for key, value in item.items() if key != "thinking"}
+                    del item["thinking"]
+                    if report is not None:
+                        report.append(
+                            LeftOut(
+                                index, "thinking", f"item {position}: thinking=False leaves it out"
+                            )
+                        )
                 out.append(item)
             if kept is None:
                 continue
@@ -325,7 +463,35 @@ def to_request(
         else:
             raise not_a_message(index, message)
         run = -1
-    return {"messages": out}
+    return out
+
+
+def _kept_thinking_left_out(
+    index: int,
+    blocks: tuple[ThinkingBlock, ...],
+    kept: _Kept,
+    thinking: bool,
+    report: list[LeftOut],
+) -> None:
+    """Report the thinking of an assistant message read from the kept item before it.
+
+    Its blocks are never sent: the item carries its reply's thinking. Blocks
+    that say what the item says are the item's own, and only what a
+    ``thinking`` field cannot hold stays behind; blocks that say something
+    else, and any under ``thinking=False``, are left out.
+    """
+    if not thinking or _thought(blocks) == kept.thinking:
+        _thinking_left_out(index, blocks, thinking, report)
+        return
+    for position, block in enumerate(blocks):
+        if block.text or block.signature is not None or block.redacted_data is not None:
+            report.append(
+                LeftOut(
+                    index,
+                    "redacted-thinking" if block.redacted_data is not None else "thinking",
+                    f"thinking block {position}: the kept message before it holds other thinking",
+                )
+            )
 
 
 def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
@@ -339,6 +505,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     cannot be said and raise :class:`~convtypes.dialects.ToolSchemaError`,
     as do a name the check refuses, a name given twice, and a schema that
     cannot be translated (with ``.tool`` and ``.path``). No tools give ``{}``.
+    The field shares nothing with the tools.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if chosen is not None or choice == "required":
@@ -353,7 +520,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         description = describe(spec.description, notes)
         if description:
             function["description"] = description
-        function["parameters"] = schema
+        function["parameters"] = owned(schema)  # the translation may hand on pieces of it
         out.append({"type": "function", "function": function})
     if choice == "none" or not out:
         return {}
