@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 
 import convtypes as ct
-from convtypes.dialects import anthropic, gemini, openai_chat, openai_responses
+from convtypes.dialects import anthropic, gemini, mistral, openai_chat, openai_responses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _baseline
@@ -201,11 +201,61 @@ def hand_gemini(messages: list[ct.Message]) -> dict[str, Any]:
     return {"contents": contents, "system_instruction": {"parts": [{"text": system}]}}
 
 
+def _base36(number: int, width: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while number:
+        number, digit = divmod(number, 36)
+        text = digits[digit] + text
+    return text.rjust(width, "0")
+
+
+def hand_mistral(messages: list[ct.Message]) -> dict[str, Any]:
+    # Mistral's rules: system first, nine-character ids, an assistant turn
+    # between tool results and a user message, a last assistant turn as prefix.
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    ids: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, ct.SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, ct.UserMessage):
+            if out and out[-1]["role"] == "tool":
+                out.append({"role": "assistant", "content": "OK"})
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, ct.AssistantMessage):
+            content: Any = message.content
+            if message.thinking:
+                content = [
+                    {"type": "thinking", "thinking": [{"type": "text", "text": t.text}]}
+                    for t in message.thinking
+                ] + [{"type": "text", "text": message.content}]
+            turn: dict[str, Any] = {"role": "assistant", "content": content}
+            calls = []
+            for position, c in enumerate(message.tool_calls):
+                new = f"c{_base36(index, 5)}{_base36(position, 3)}"
+                ids[c.id or ""] = (new, c.name)
+                function = {"name": c.name, "arguments": json.dumps(c.arguments)}
+                calls.append({"id": new, "type": "function", "function": function})
+            if calls:
+                turn["tool_calls"] = calls
+            out.append(turn)
+        elif isinstance(message, ct.ToolResultMessage):
+            new, name = ids[message.tool_use_id]
+            out.append(
+                {"role": "tool", "tool_call_id": new, "name": name, "content": _fenced(message)}
+            )
+    if out[-1]["role"] == "assistant" and "tool_calls" not in out[-1]:
+        out[-1]["prefix"] = True
+    return {"messages": [{"role": "system", "content": "\n\n".join(system)}, *out]}
+
+
 PAIRS: dict[str, tuple[Builder, Builder]] = {
     "anthropic": (anthropic.to_request, hand_anthropic),
     "openai_chat": (openai_chat.to_request, hand_openai_chat),
     "openai_responses": (openai_responses.to_request, hand_openai_responses),
     "gemini": (gemini.to_request, hand_gemini),
+    "mistral": (mistral.to_request, hand_mistral),
 }
 
 
@@ -242,10 +292,12 @@ def _before(messages: list[ct.Message]) -> tuple[dict[str, Builder], list[Any]]:
         return {}, []
     import importlib
 
-    builders = {
-        name: importlib.import_module(f"convtypes_before.dialects.{name}").to_request
-        for name in PAIRS
-    }
+    builders = {}
+    for name in PAIRS:
+        try:
+            builders[name] = importlib.import_module(f"convtypes_before.dialects.{name}").to_request
+        except ImportError:
+            pass  # a dialect the baseline did not have
     return builders, package.decode_messages(ct.encode(messages))
 
 
@@ -278,7 +330,7 @@ def run(quick: bool) -> str:
             if name in before:
                 then.append(_time(before[name], old_messages, calls))
         ratios = sorted(a / b for a, b in zip(ours, theirs, strict=True))
-        against = sorted(a / b for a, b in zip(ours, then, strict=True))
+        against = sorted(a / b for a, b in zip(ours, then, strict=True)) if then else []
         before_cell = f"{statistics.median(then) * 1e3:.2f} ms" if then else "n/a"
         against_cell = (
             f"{statistics.median(against):.2f}x ({against[0]:.2f}\u2013{against[-1]:.2f})"

@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 import _baseline  # noqa: E402
 
 ROOT = HERE.parent
-DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama")
+DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "mistral")
 TEXT_DELTAS = 300
 ARGUMENT_PIECES = 40
 
@@ -299,12 +299,36 @@ def ollama_stream() -> list[dict[str, Any]]:
     return events
 
 
+def mistral_stream() -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "cmpl-1",
+            "object": "chat.completion.chunk",
+            "model": "mistral-test",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def thought(text: str) -> list[dict[str, Any]]:
+        return [{"type": "thinking", "thinking": [{"type": "text", "text": text}]}]
+
+    events = [chunk({"role": "assistant", "content": thought(t)}) for t in _pieces(_THOUGHT, 30)]
+    events += [chunk({"content": t}) for t in _pieces(_TEXT, TEXT_DELTAS)]
+    # Mistral sends a call whole, in one chunk.
+    call = {"id": "Ab3dEf9hK", "function": {"name": "weather", "arguments": _ARGUMENTS}}
+    events.append(chunk({"tool_calls": [call]}))
+    last = chunk({"content": ""}, "tool_calls")
+    last["usage"] = {"prompt_tokens": 120, "completion_tokens": 400, "total_tokens": 520}
+    events.append(last)
+    return events
+
+
 STREAMS = {
     "anthropic": anthropic_stream,
     "openai_chat": openai_chat_stream,
     "openai_responses": openai_responses_stream,
     "gemini": gemini_stream,
     "ollama": ollama_stream,
+    "mistral": mistral_stream,
 }
 
 

@@ -18,13 +18,14 @@ from convtypes.dialects import (
     UnsupportedContent,
     anthropic,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
 )
 
-ALL = [anthropic, openai_chat, openai_responses, gemini]
-IDS = ["anthropic", "openai_chat", "openai_responses", "gemini"]
+ALL = [anthropic, openai_chat, openai_responses, gemini, mistral]
+IDS = ["anthropic", "openai_chat", "openai_responses", "gemini", "mistral"]
 
 
 def _user(*blocks: Any) -> list[Any]:
@@ -79,6 +80,10 @@ def test_an_unknown_block_is_never_forwarded_even_with_notes(module: ModuleType)
         (gemini, ct.ImageBase64Block(data="AA", media_type="image/gif"), "'image/gif'"),
         (gemini, ct.AudioBase64Block(data="AA", media_type="text/plain"), "not 'text/plain'"),
         (gemini, ct.VideoBase64Block(data="AA", media_type="image/png"), "not 'image/png'"),
+        (mistral, ct.VideoUrlBlock(url="https://x.test/v.mp4"), "has no chunk for video"),
+        (mistral, ct.AudioUrlBlock(url="https://x.test/a.wav"), "audio only inline"),
+        (mistral, ct.AudioBase64Block(data="AA", media_type="audio/ogg"), "not 'audio/ogg'"),
+        (mistral, ct.ImageBase64Block(data="AA", media_type="image/bmp"), "'image/bmp' image"),
     ],
 )
 def test_content_a_dialect_cannot_carry_is_refused(

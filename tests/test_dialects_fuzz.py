@@ -41,6 +41,9 @@ from test_dialects_responses import (
     responses_output,
     responses_response,
 )
+from test_mistral_turn import USAGE, WEATHER_CALL, as_sdk_events, text, thinking
+from test_mistral_turn import chunk as mistral_chunk
+from test_mistral_turn import completion as mistral_completion
 from test_ollama import chunks as ollama_chunks
 from test_ollama import message as ollama_message
 from test_ollama import response as ollama_response
@@ -52,6 +55,7 @@ from convtypes.dialects import (
     StreamError,
     anthropic,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
@@ -63,6 +67,7 @@ sdk_anthropic = pytest.importorskip("anthropic")
 sdk_openai = pytest.importorskip("openai")
 genai_types = pytest.importorskip("google.genai.types")
 sdk_ollama = pytest.importorskip("ollama")
+sdk_mistral = pytest.importorskip("mistralai.client.models")
 
 from pydantic import TypeAdapter  # noqa: E402  (after the SDKs)
 
@@ -127,6 +132,27 @@ _GEMINI = gemini_response(_GEMINI_PARTS)
 # Without call ids: the ollama package has no field for them, and the SDK form must agree.
 _OLLAMA = ollama_response(ollama_message("Hello", "hmm", _CALLS, ids=False))
 
+# A reasoning reply with text, a reference chunk and a call: its stream has
+# thinking and text in lists of chunks, text as a string, then the call whole.
+_MISTRAL_REFERENCE = {"type": "reference", "reference_ids": [1]}
+_MISTRAL = mistral_completion(
+    {
+        "role": "assistant",
+        "content": [thinking("plan more"), text("See [1]"), _MISTRAL_REFERENCE],
+        "tool_calls": [WEATHER_CALL],
+    },
+    "tool_calls",
+    USAGE,
+)
+_MISTRAL_EVENTS = [
+    mistral_chunk({"role": "assistant", "content": [thinking("plan ")]}),
+    mistral_chunk({"content": [thinking("more"), text("See ")]}),
+    mistral_chunk({"content": "[1]"}),
+    mistral_chunk({"content": [_MISTRAL_REFERENCE]}),
+    mistral_chunk({"tool_calls": [WEATHER_CALL]}),
+    mistral_chunk({"content": ""}, "tool_calls", USAGE),
+]
+
 Seed = tuple[ModuleType, Any, list[Any], Callable[[Any], Any], Callable[[Any], Any]]
 
 
@@ -170,6 +196,13 @@ SEEDS: dict[str, Seed] = {
         ollama_chunks(_OLLAMA, _two),
         sdk_ollama.ChatResponse.model_validate,
         sdk_ollama.ChatResponse.model_validate,
+    ),
+    "mistral": (
+        mistral,
+        _MISTRAL,
+        _MISTRAL_EVENTS,
+        sdk_mistral.ChatCompletionResponse.model_validate,
+        lambda event: as_sdk_events([event])[0],
     ),
 }
 NAMES = sorted(SEEDS)

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-SDKS = ("anthropic", "openai", "google.genai", "pydantic", "httpx")
+SDKS = ("anthropic", "openai", "google.genai", "mistralai", "cohere", "pydantic", "httpx")
 
 
 def _run(code: str) -> None:
@@ -28,7 +28,9 @@ def test_import_convtypes_does_not_import_the_dialects() -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "gemini"])
+@pytest.mark.parametrize(
+    "name", ["anthropic", "openai_chat", "openai_responses", "gemini", "mistral"]
+)
 def test_a_dialect_imports_no_sdk(name: str) -> None:
     _run(
         f"""

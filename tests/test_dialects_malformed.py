@@ -15,6 +15,7 @@ from convtypes.dialects import (
     StreamError,
     anthropic,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
@@ -405,6 +406,69 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         "chunk 1: more content after the finish reason",
         1,
     ),
+    # Mistral
+    ("m-no-choices", mistral.Accumulator, [{"id": "x"}], "chunk 0: has no choices list", 0),
+    (
+        "m-content-number",
+        mistral.Accumulator,
+        [_chunk({"content": 5})],
+        "chunk 0: the delta's content is neither text nor a list",
+        0,
+    ),
+    (
+        "m-chunk-without-type",
+        mistral.Accumulator,
+        [_chunk({"content": [{"text": "x"}]})],
+        "chunk 0: a content chunk without a type",
+        0,
+    ),
+    (
+        "m-thinking-not-list",
+        mistral.Accumulator,
+        [_chunk({"content": [{"type": "thinking", "thinking": "x"}]})],
+        "a thinking chunk whose thinking is not a list",
+        0,
+    ),
+    (
+        "m-text-chunk-without-text",
+        mistral.Accumulator,
+        [_chunk({"content": [{"type": "text", "text": None}]})],
+        "chunk 0: a text chunk without text",
+        0,
+    ),
+    (
+        "m-call-index-text",
+        mistral.Accumulator,
+        [_chunk({"tool_calls": [{"index": "0", "function": {"name": "f"}}]})],
+        "a tool call's index is not an integer",
+        0,
+    ),
+    (
+        "m-call-arguments-number",
+        mistral.Accumulator,
+        [_chunk({"tool_calls": [{"id": "Abc123xyZ", "function": {"name": "f", "arguments": 1}}]})],
+        "arguments are neither text nor an object",
+        0,
+    ),
+    (
+        "m-whole-then-pieces",
+        mistral.Accumulator,
+        [
+            _chunk(
+                {"tool_calls": [{"id": "Abc123xyZ", "function": {"name": "f", "arguments": {}}}]}
+            ),
+            _chunk({"tool_calls": [{"id": "Abc123xyZ", "function": {"arguments": "{"}}]}),
+        ],
+        "chunk 1: tool call 0 had whole arguments and gets more",
+        1,
+    ),
+    (
+        "m-after-finish",
+        mistral.Accumulator,
+        [_chunk({}, "stop"), _chunk({"content": "x"})],
+        "chunk 1: more of the first choice",
+        1,
+    ),
 ]
 
 
@@ -563,6 +627,7 @@ ERROR_BODIES = [
     (openai_responses, {"error": {"message": "Request timed out", "type": "server_error"}}),
     (gemini, {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}),
     (ollama, {"error": "model requires more system memory"}),
+    (mistral, {"object": "error", "message": "Service tier capacity exceeded: Overloaded"}),
 ]
 
 
@@ -794,6 +859,15 @@ def _tool_responses(arguments: Any) -> dict[str, Any]:
             "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": text}]
         },
         "gemini": _candidate([{"functionCall": {"name": "f", "args": arguments}}], "STOP"),
+        "mistral": {
+            "choices": [
+                {
+                    "message": {
+                        "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": text}}]
+                    }
+                }
+            ]
+        },
         "ollama": {
             "message": {
                 "role": "assistant",
@@ -810,6 +884,7 @@ READERS = {
     "openai_responses": openai_responses,
     "gemini": gemini,
     "ollama": ollama,
+    "mistral": mistral,
 }
 
 

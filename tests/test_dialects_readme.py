@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import convtypes as ct
-from convtypes.dialects import anthropic, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import anthropic, gemini, mistral, ollama, openai_chat, openai_responses
 
 ROOT = Path(__file__).parent.parent
 ARGUMENTS = {"city": "Oslo", "days": 2}
@@ -181,12 +181,29 @@ def ollama_events() -> list[dict[str, Any]]:
     ]
 
 
+def mistral_events() -> list[dict[str, Any]]:
+    # As Mistral streams a call: whole, in one chunk, with the usage on the last chunk.
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {"id": "cmpl-1", "object": "chat.completion.chunk", "model": "mistral-x",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}  # fmt: skip
+
+    call = {"id": "Ab3dEf9hK", "function": {"name": "weather", "arguments": json.dumps(ARGUMENTS)}}
+    return [
+        chunk({"role": "assistant", "content": ""}),
+        *[chunk({"content": t}) for t in _pieces("Let me check.")],
+        chunk({"content": None, "tool_calls": [call]}),
+        chunk({"content": ""}, "tool_calls", usage={"prompt_tokens": 125, "completion_tokens": 30,
+                                                    "total_tokens": 155}),
+    ]  # fmt: skip
+
+
 STREAMS: dict[str, tuple[ModuleType, Any]] = {
     "anthropic": (anthropic, anthropic_events),
     "openai_chat": (openai_chat, openai_chat_events),
     "openai_responses": (openai_responses, openai_responses_events),
     "gemini": (gemini, gemini_events),
     "ollama": (ollama, ollama_events),
+    "mistral": (mistral, mistral_events),
 }
 
 
@@ -213,6 +230,6 @@ def test_the_readme_loop_streams_every_dialect(name: str) -> None:
 def test_the_providers_page_has_a_row_per_dialect() -> None:
     page = (ROOT / "docs" / "providers" / "index.md").read_text("utf-8")
     rows = re.findall(r"^\| \[?`(\w+)`", page, re.MULTILINE)
-    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
+    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "mistral"]
     # Once in the table of modules, once in the table of what is kept as items.
     assert rows == [*dialects, *dialects]

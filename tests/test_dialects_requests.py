@@ -19,9 +19,17 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import DialectError, anthropic, gemini, openai_chat, openai_responses
+from convtypes.dialects import (
+    DialectError,
+    anthropic,
+    gemini,
+    mistral,
+    openai_chat,
+    openai_responses,
+)
 
 from budget import examples
+from provider_rules import validate_mistral
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
@@ -98,12 +106,14 @@ VALIDATE = {
     "openai_chat": validate_openai_chat,
     "openai_responses": validate_openai_responses,
     "gemini": validate_gemini,
+    "mistral": validate_mistral,
 }
 DIALECTS = {
     "anthropic": anthropic,
     "openai_chat": openai_chat,
     "openai_responses": openai_responses,
     "gemini": gemini,
+    "mistral": mistral,
 }
 
 
@@ -115,7 +125,7 @@ def calls_and_results(name: str, body: dict[str, Any]) -> tuple[list[str], list[
             [b["id"] for b in blocks if b["type"] == "tool_use"],
             [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"],
         )
-    if name == "openai_chat":
+    if name in ("openai_chat", "mistral"):
         messages = body["messages"]
         return (
             [c["id"] for m in messages for c in m.get("tool_calls", ())],

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import anthropic, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import anthropic, gemini, mistral, ollama, openai_chat, openai_responses
 
 U = ct.UserMessage(content="u")
-DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama)
+DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, mistral)
 
 
 def call(call_id: str | None, name: str = "f") -> ct.ToolCall:

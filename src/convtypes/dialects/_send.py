@@ -41,3 +41,18 @@ def transcript_of(messages: object, caller: str) -> list[Any]:
             f"{caller} takes an iterable of messages (a list, say), got {type(messages).__name__}"
         )
     return list(messages)
+
+
+def owned_json(value: Any) -> Any:
+    """A copy of a JSON value whose dicts and lists are all new.
+
+    What a transcript holds (provider items, tool arguments) goes into a
+    request through this, so that a caller who edits the request (adds a
+    cache marker, say) never writes into the stored conversation. Items
+    are checked JSON nested within a known limit, so the recursion is bounded.
+    """
+    if type(value) is dict:
+        return {key: owned_json(item) for key, item in value.items()}
+    if type(value) is list or type(value) is tuple:
+        return [owned_json(item) for item in value]
+    return value

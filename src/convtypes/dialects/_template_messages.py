@@ -74,6 +74,7 @@ ID_STYLES: Final = ("default", "alnum9")
 JOIN: Final = "\n\n"
 """What separates text blocks (and thinking blocks) joined into one string."""
 
+
 def _part(
     index: int, position: int, block: object, unsupported: Unsupported
 ) -> dict[str, Any] | None:
