@@ -28,6 +28,7 @@ mode) states them, and as the API's 400 answers quote them: see
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -904,3 +905,74 @@ def test_every_cut_of_every_stream() -> None:
                 history = [ct.UserMessage(content="q"), *accumulator.partial()]
                 closed = ct.close_open_calls(history, "cancelled")
                 validate_mistral(mistral.to_request([*closed, ct.UserMessage(content="stop")]))
+
+
+# --- generated replies ------------------------------------------------------------------------
+
+_texts = cst.texts(12)
+_arguments = st.dictionaries(cst.texts(6), cst.json_values(4), max_size=3)
+
+
+@st.composite
+def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A reply as Mistral sends it whole, and a stream that adds up to it.
+
+    Thinking comes first, in pieces, as lists of thinking chunks; the text
+    then comes as strings, or as text chunks in lists; calls come whole,
+    with ids of Mistral's shape and argument text spaced as Mistral spaces it.
+    """
+    thought = draw(st.lists(_texts.filter(bool), max_size=3))
+    said = draw(st.lists(_texts, max_size=3))
+    calls = [
+        {"id": f"A{n:08d}", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        for n, (name, arguments) in enumerate(
+            draw(st.lists(st.tuples(cst.texts(8).filter(bool), _arguments), max_size=3))
+        )
+    ]
+    content: Any = "".join(said)
+    if thought:
+        content = [thinking("".join(thought), closed=True)]
+        if "".join(said):
+            content.append(text("".join(said)))
+    message: dict[str, Any] = {"role": "assistant", "content": content, "tool_calls": calls or None}
+    events = [chunk({"role": "assistant", "content": [thinking(thought[0])] if thought else ""})]
+    events += [chunk({"content": [thinking(piece)]}) for piece in thought[1:]]
+    as_chunks = draw(st.booleans())
+    events += [chunk({"content": [text(piece)] if as_chunks else piece}) for piece in said]
+    events += [chunk({"tool_calls": [call]}) for call in calls]
+    finish = "tool_calls" if calls else "stop"
+    events.append(chunk({"content": ""}, finish, USAGE))
+    return completion(message, finish, USAGE), events
+
+
+@settings(max_examples=examples(80, 25))
+@given(_replies(), st.booleans())
+def test_generated_streams_equal_their_replies_and_go_back(
+    generated: tuple[dict[str, Any], list[dict[str, Any]]], sdk_form: bool
+) -> None:
+    whole, events = generated
+    expected = mistral.read_reply(whole)
+    assert mistral.read_reply(sdk.ChatCompletionResponse.model_validate(whole)) == expected
+    accumulator = mistral.Accumulator()
+    deltas = feed_all(accumulator, as_sdk_events(events) if sdk_form else events)
+    assert accumulator.reply() == expected
+    assert accumulator.partial() == accumulator.result() == expected.messages
+    assistant = expected.messages[-1]
+    assert isinstance(assistant, ct.AssistantMessage)
+    assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == assistant.content
+    assert "".join(d.text for d in deltas if isinstance(d, ThinkingDelta)) == "".join(
+        t.text for t in assistant.thinking
+    )
+    # The reply goes back as it came: its own transcript leaves nothing out.
+    transcript: list[ct.Message] = [ct.UserMessage(content="q"), *expected.messages]
+    transcript += [ct.ToolResultMessage(tool_use_id=c.id, content="r") for c in expected.tool_calls]
+    transcript.append(ct.UserMessage(content="next"))
+    body = mistral.to_request(transcript)
+    validate_mistral(body)
+    assert mistral.left_out(transcript) == []
+    sent = body["messages"][1]
+    message = whole["choices"][0]["message"]
+    if message["tool_calls"]:
+        # Ids and argument text as they came ("type": "function" is the default).
+        calls = [{k: v for k, v in c.items() if k != "type"} for c in sent["tool_calls"]]
+        assert calls == message["tool_calls"]

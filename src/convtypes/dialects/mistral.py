@@ -9,7 +9,7 @@ leaves out of a transcript.
 
 What a reply becomes: one ``AssistantMessage`` with the text, the function
 calls, and the reasoning of Mistral's reasoning models (``thinking`` chunks
-in the content) as unsigned ``ThinkingBlock`` s. When the message holds
+in the content) as unsigned thinking blocks. When the message holds
 more than that turn can say, so that replaying the turn would send
 something else than what came (reference chunks and other content chunks,
 a signed or interleaved thinking chunk, argument text spelled otherwise
