@@ -730,6 +730,7 @@ CARRIED = {
     "openai_chat": {"image": True, "audio": True, "embedded_video": False},
     "openai_responses": {"image": True, "audio": False, "embedded_video": False},
     "gemini": {"image": True, "audio": True, "embedded_video": True},
+    "mistral": {"image": True, "audio": True, "embedded_video": False},
 }
 
 
