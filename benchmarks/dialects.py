@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 
 import convtypes as ct
-from convtypes.dialects import anthropic, gemini, mistral, openai_chat, openai_responses
+from convtypes.dialects import anthropic, cohere, gemini, mistral, openai_chat, openai_responses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _baseline
@@ -250,12 +250,42 @@ def hand_mistral(messages: list[ct.Message]) -> dict[str, Any]:
     return {"messages": [{"role": "system", "content": "\n\n".join(system)}, *out]}
 
 
+def hand_cohere(messages: list[ct.Message]) -> dict[str, Any]:
+    # Cohere's rules: text beside calls goes as the tool plan; thinking is not sent.
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            out.append({"role": "system", "content": message.content})
+        elif isinstance(message, ct.UserMessage):
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, ct.AssistantMessage):
+            if message.tool_calls:
+                turn: dict[str, Any] = {"role": "assistant", "tool_plan": message.content}
+                turn["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                    }
+                    for c in message.tool_calls
+                ]
+            else:
+                turn = {"role": "assistant", "content": [{"type": "text", "text": message.content}]}
+            out.append(turn)
+        elif isinstance(message, ct.ToolResultMessage):
+            out.append(
+                {"role": "tool", "tool_call_id": message.tool_use_id, "content": _fenced(message)}
+            )
+    return {"messages": out}
+
+
 PAIRS: dict[str, tuple[Builder, Builder]] = {
     "anthropic": (anthropic.to_request, hand_anthropic),
     "openai_chat": (openai_chat.to_request, hand_openai_chat),
     "openai_responses": (openai_responses.to_request, hand_openai_responses),
     "gemini": (gemini.to_request, hand_gemini),
     "mistral": (mistral.to_request, hand_mistral),
+    "cohere": (cohere.to_request, hand_cohere),
 }
 
 

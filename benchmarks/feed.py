@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 import _baseline  # noqa: E402
 
 ROOT = HERE.parent
-DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "mistral")
+DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "mistral", "cohere")
 TEXT_DELTAS = 300
 ARGUMENT_PIECES = 40
 
@@ -322,6 +322,45 @@ def mistral_stream() -> list[dict[str, Any]]:
     return events
 
 
+def cohere_stream() -> list[dict[str, Any]]:
+    def content(index: int, kind: str, text: str, start: bool = False) -> dict[str, Any]:
+        part = {"type": kind, kind: text} if start else {kind: text}
+        return {
+            "type": "content-start" if start else "content-delta",
+            "index": index,
+            "delta": {"message": {"content": part}},
+        }
+
+    empty = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    events = [{"id": "c1", "type": "message-start", "delta": {"message": empty}}]
+    events.append(content(0, "thinking", "", start=True))
+    events += [content(0, "thinking", t) for t in _pieces(_THOUGHT, 30)]
+    events.append({"type": "content-end", "index": 0})
+    # Before its calls, Cohere says what it will do as the tool plan.
+    events += [
+        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": t}}}
+        for t in _pieces(_TEXT, TEXT_DELTAS)
+    ]
+    call = {"id": "weather_1", "type": "function", "function": {"name": "weather", "arguments": ""}}
+    events.append(
+        {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": call}}}
+    )
+    events += [
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "delta": {"message": {"tool_calls": {"function": {"arguments": p}}}},
+        }
+        for p in _pieces(_ARGUMENTS, ARGUMENT_PIECES)
+    ]
+    usage = {"tokens": {"input_tokens": 120, "output_tokens": 400}}
+    events += [
+        {"type": "tool-call-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": usage}},
+    ]
+    return events
+
+
 STREAMS = {
     "anthropic": anthropic_stream,
     "openai_chat": openai_chat_stream,
@@ -329,6 +368,7 @@ STREAMS = {
     "gemini": gemini_stream,
     "ollama": ollama_stream,
     "mistral": mistral_stream,
+    "cohere": cohere_stream,
 }
 
 

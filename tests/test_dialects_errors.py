@@ -17,6 +17,7 @@ from convtypes.dialects import (
     UnmatchedResult,
     UnsupportedContent,
     anthropic,
+    cohere,
     gemini,
     mistral,
     ollama,
@@ -24,8 +25,8 @@ from convtypes.dialects import (
     openai_responses,
 )
 
-ALL = [anthropic, openai_chat, openai_responses, gemini, mistral]
-IDS = ["anthropic", "openai_chat", "openai_responses", "gemini", "mistral"]
+ALL = [anthropic, openai_chat, openai_responses, gemini, mistral, cohere]
+IDS = ["anthropic", "openai_chat", "openai_responses", "gemini", "mistral", "cohere"]
 
 
 def _user(*blocks: Any) -> list[Any]:
@@ -84,6 +85,9 @@ def test_an_unknown_block_is_never_forwarded_even_with_notes(module: ModuleType)
         (mistral, ct.AudioUrlBlock(url="https://x.test/a.wav"), "audio only inline"),
         (mistral, ct.AudioBase64Block(data="AA", media_type="audio/ogg"), "not 'audio/ogg'"),
         (mistral, ct.ImageBase64Block(data="AA", media_type="image/bmp"), "'image/bmp' image"),
+        (cohere, ct.AudioBase64Block(data="AA", media_type="audio/wav"), "item for audio"),
+        (cohere, ct.VideoPathBlock(path="/v.mp4"), "no content item for video"),
+        (cohere, ct.ImageBase64Block(data="AA", media_type="image/tiff"), "'image/tiff' image"),
     ],
 )
 def test_content_a_dialect_cannot_carry_is_refused(

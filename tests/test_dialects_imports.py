@@ -29,7 +29,7 @@ def test_import_convtypes_does_not_import_the_dialects() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["anthropic", "openai_chat", "openai_responses", "gemini", "mistral"]
+    "name", ["anthropic", "openai_chat", "openai_responses", "gemini", "mistral", "cohere"]
 )
 def test_a_dialect_imports_no_sdk(name: str) -> None:
     _run(

@@ -14,6 +14,7 @@ from convtypes.dialects import (
     ResponseError,
     StreamError,
     anthropic,
+    cohere,
     gemini,
     mistral,
     ollama,
@@ -469,6 +470,77 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         "chunk 1: more of the first choice",
         1,
     ),
+    # Cohere
+    ("k-no-type", cohere.Accumulator, [{"index": 0}], r"event 0 \(None\): has no type", 0),
+    (
+        "k-no-index",
+        cohere.Accumulator,
+        [{"type": "content-start", "delta": {"message": {"content": {"type": "text"}}}}],
+        r"event 0 \(content-start\): has no integer index",
+        0,
+    ),
+    (
+        "k-started-twice",
+        cohere.Accumulator,
+        [
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+        ],
+        "content 0 was already started",
+        1,
+    ),
+    (
+        "k-unknown-content",
+        cohere.Accumulator,
+        [{"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "x"}}}}],
+        "content of a type this version does not know",
+        0,
+    ),
+    (
+        "k-text-number",
+        cohere.Accumulator,
+        [
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+            {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": 5}}}},
+        ],
+        "event 1 .*the content's 'text' is not text: 5",
+        1,
+    ),
+    (
+        "k-plan-number",
+        cohere.Accumulator,
+        [{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": 5}}}],
+        "the tool plan is not text: 5",
+        0,
+    ),
+    (
+        "k-call-never-started",
+        cohere.Accumulator,
+        [{"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {}}}}],
+        "names tool call 0, which was never started",
+        0,
+    ),
+    (
+        "k-delta-not-object",
+        cohere.Accumulator,
+        [{"type": "citation-start", "index": 0, "delta": 3}],
+        "the delta is not an object: 3",
+        0,
+    ),
+    (
+        "k-citation-not-object",
+        cohere.Accumulator,
+        [{"type": "citation-start", "index": 0, "delta": {"message": {"citations": [1]}}}],
+        "the citation is not an object",
+        0,
+    ),
+    (
+        "k-after-end",
+        cohere.Accumulator,
+        [{"type": "message-end", "delta": {"finish_reason": "COMPLETE"}}, {"type": "content-end"}],
+        "event 1 .*came after message-end",
+        1,
+    ),
 ]
 
 
@@ -628,6 +700,7 @@ ERROR_BODIES = [
     (gemini, {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}),
     (ollama, {"error": "model requires more system memory"}),
     (mistral, {"object": "error", "message": "Service tier capacity exceeded: Overloaded"}),
+    (cohere, {"id": "7d5e", "message": "Overloaded: please retry"}),
 ]
 
 
@@ -875,6 +948,10 @@ def _tool_responses(arguments: Any) -> dict[str, Any]:
             },
             "done": True,
         },
+        "cohere": {
+            "message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": text}}]},
+            "finish_reason": "TOOL_CALL",
+        },
     }
 
 
@@ -885,6 +962,7 @@ READERS = {
     "gemini": gemini,
     "ollama": ollama,
     "mistral": mistral,
+    "cohere": cohere,
 }
 
 

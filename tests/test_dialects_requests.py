@@ -22,6 +22,7 @@ from convtypes import strategies as cst
 from convtypes.dialects import (
     DialectError,
     anthropic,
+    cohere,
     gemini,
     mistral,
     openai_chat,
@@ -29,7 +30,7 @@ from convtypes.dialects import (
 )
 
 from budget import examples
-from provider_rules import validate_mistral
+from provider_rules import validate_cohere, validate_mistral
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
@@ -107,6 +108,7 @@ VALIDATE = {
     "openai_responses": validate_openai_responses,
     "gemini": validate_gemini,
     "mistral": validate_mistral,
+    "cohere": validate_cohere,
 }
 DIALECTS = {
     "anthropic": anthropic,
@@ -114,6 +116,7 @@ DIALECTS = {
     "openai_responses": openai_responses,
     "gemini": gemini,
     "mistral": mistral,
+    "cohere": cohere,
 }
 
 
@@ -125,7 +128,7 @@ def calls_and_results(name: str, body: dict[str, Any]) -> tuple[list[str], list[
             [b["id"] for b in blocks if b["type"] == "tool_use"],
             [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"],
         )
-    if name in ("openai_chat", "mistral"):
+    if name in ("openai_chat", "mistral", "cohere"):
         messages = body["messages"]
         return (
             [c["id"] for m in messages for c in m.get("tool_calls", ())],

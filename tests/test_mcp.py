@@ -731,6 +731,7 @@ CARRIED = {
     "openai_responses": {"image": True, "audio": False, "embedded_video": False},
     "gemini": {"image": True, "audio": True, "embedded_video": True},
     "mistral": {"image": True, "audio": True, "embedded_video": False},
+    "cohere": {"image": True, "audio": False, "embedded_video": False},
 }
 
 

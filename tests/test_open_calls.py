@@ -10,10 +10,18 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import anthropic, gemini, mistral, ollama, openai_chat, openai_responses
+from convtypes.dialects import (
+    anthropic,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 
 U = ct.UserMessage(content="u")
-DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, mistral)
+DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, mistral, cohere)
 
 
 def call(call_id: str | None, name: str = "f") -> ct.ToolCall:
