@@ -809,3 +809,21 @@ def test_generated_streams_equal_their_replies_and_go_back(
         assert lost == []
     else:
         assert [lo.what for lo in lost] == ["thinking"]
+
+
+@settings(max_examples=examples(60, 20))
+@given(_replies(), st.data())
+def test_a_generated_stream_cut_anywhere_makes_a_request_cohere_takes(
+    generated: tuple[dict[str, Any], list[dict[str, Any]]], data: st.DataObject
+) -> None:
+    _, events = generated
+    cut = data.draw(st.integers(0, len(events)))
+    accumulator = cohere.Accumulator()
+    feed_all(accumulator, events[:cut])
+    history: list[ct.Message] = [ct.UserMessage(content="q"), *accumulator.partial()]
+    closed = ct.close_open_calls(history, "cancelled")
+    body = cohere.to_request([*closed, ct.UserMessage(content="never mind")])
+    validate_cohere(body)
+    calls = [c["id"] for m in body["messages"] for c in m.get("tool_calls") or ()]
+    results = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    assert sorted(calls) == sorted(results)

@@ -666,6 +666,7 @@ def test_a_call_streamed_in_pieces_and_calls_without_ids() -> None:
         (None, "g", {}),
     ]
     # Calls without ids are answered by position, and go out with ids of their own.
+    assert [c.id for c in accumulator.reply().tool_calls] == ["Abc123xyZ", "call_1", "call_2"]
     transcript = [
         *accumulator.result(),
         ct.ToolResultMessage(tool_use_id="Abc123xyZ", content="1"),
@@ -976,3 +977,20 @@ def test_generated_streams_equal_their_replies_and_go_back(
         # Ids and argument text as they came ("type": "function" is the default).
         calls = [{k: v for k, v in c.items() if k != "type"} for c in sent["tool_calls"]]
         assert calls == message["tool_calls"]
+
+
+@settings(max_examples=examples(60, 20))
+@given(_replies(), st.data())
+def test_a_generated_stream_cut_anywhere_makes_a_request_mistral_takes(
+    generated: tuple[dict[str, Any], list[dict[str, Any]]], data: st.DataObject
+) -> None:
+    _, events = generated
+    cut = data.draw(st.integers(0, len(events)))
+    accumulator = mistral.Accumulator()
+    feed_all(accumulator, events[:cut])
+    history: list[ct.Message] = [ct.UserMessage(content="q"), *accumulator.partial()]
+    closed = ct.close_open_calls(history, "cancelled")
+    body = mistral.to_request([*closed, ct.UserMessage(content="never mind")])
+    validate_mistral(body)
+    calls, results = calls_and_results(body)
+    assert sorted(calls) == sorted(results)

@@ -12,9 +12,17 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import anthropic, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import (
+    anthropic,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 
-DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama)
+DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, mistral, cohere)
 SYSTEM = ct.SystemMessage(content="be brief")
 
 
