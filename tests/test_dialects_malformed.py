@@ -507,6 +507,20 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         1,
     ),
     (
+        "k-kind-changes",
+        cohere.Accumulator,
+        [
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+            {
+                "type": "content-delta",
+                "index": 0,
+                "delta": {"message": {"content": {"thinking": "x"}}},
+            },
+        ],
+        "event 1 .*content 0 is text, and this piece is thinking",
+        1,
+    ),
+    (
         "k-plan-number",
         cohere.Accumulator,
         [{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": 5}}}],

@@ -539,6 +539,8 @@ def _left_out_thinking(
                     "the kept reply before this turn is sent in its place, with its own thinking",
                 )
             )
+        if any(b.redacted_data is not None for b in message.thinking):
+            out.append(LeftOut(index, "redacted-thinking", "Cohere cannot read redacted thinking"))
         return
     for block in message.thinking:
         if block.redacted_data is not None:
@@ -981,6 +983,9 @@ class Accumulator(StreamReader):
         part, pieces = known
         value = content.get(part)
         if value is None:
+            other = "thinking" if part == "text" else "text"
+            if content.get(other) is not None:
+                raise fail(f"content {at} is {part}, and this piece is {other}")
             return []
         if not isinstance(value, str):
             raise fail(f"the content's {part!r} is not text: {short(value)}")
