@@ -76,6 +76,9 @@ sdk_ollama = pytest.importorskip("ollama")
 sdk_mistral = pytest.importorskip("mistralai.client.models")
 sdk_cohere = pytest.importorskip("cohere")
 from cohere.core.unchecked_base_model import construct_type  # noqa: E402
+
+# cohere's construct_type reads a pydantic attribute pydantic 2 deprecates.
+pytestmark = pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
 from pydantic import TypeAdapter  # noqa: E402  (after the SDKs)
 
 # --- seeds -------------------------------------------------------------------------
