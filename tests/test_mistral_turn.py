@@ -263,6 +263,26 @@ def test_tools_go_as_function_tools(choice: str, sent: Any) -> None:
     assert_owned(lambda: mistral.tools_to_request(tools, choice=choice), tools)
 
 
+def test_a_schemas_labels_are_left_out_and_its_constraints_kept() -> None:
+    labelled = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "urn:w", **SCHEMA}
+    fields = mistral.tools_to_request([ToolSpec(name="weather", parameters=labelled)])
+    validate_mistral({"messages": [{"role": "user", "content": "hi"}]}, fields)
+    assert fields["tools"][0]["function"]["parameters"] == SCHEMA
+
+
+def test_a_result_names_its_tool_unless_the_name_is_empty() -> None:
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="Abc123xyZ", name="", arguments={}),)),
+        ct.ToolResultMessage(tool_use_id="Abc123xyZ", content="r"),
+    ]
+    assert mistral.to_request(transcript)["messages"][2] == {
+        "role": "tool",
+        "tool_call_id": "Abc123xyZ",
+        "content": "r",
+    }
+
+
 def test_tools_mistral_cannot_take_are_refused() -> None:
     assert mistral.tools_to_request([]) == {}
     with pytest.raises(ToolSchemaError, match="tool 'a b': Mistral takes tool names"):

@@ -124,6 +124,8 @@ SYSTEM_JOIN: Final = "\n\n"
 # holds: the rest (fields a newer API adds) has no input field.
 _INPUT_KEYS: Final = frozenset({"role", "content", "tool_calls", "prefix"})
 _CUT_REASONS: Final = frozenset({"length", "model_length"})
+# A schema's own labels, which constrain nothing: Mistral's grammar refuses them.
+_SCHEMA_LABELS: Final = ("$schema", "$id")
 
 
 # --- requests -------------------------------------------------------------------------
@@ -422,14 +424,11 @@ def to_request(
             turn = None
         if isinstance(message, ToolResultMessage):
             call = ids.result(index, message)
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call.out_id,
-                    "name": call.name,
-                    "content": tool_result_text(message, fence_external),
-                }
-            )
+            result = {"role": "tool", "tool_call_id": call.out_id}
+            if call.name:  # the API refuses an empty name
+                result["name"] = call.name
+            result["content"] = tool_result_text(message, fence_external)
+            out.append(result)
         elif isinstance(message, (UserMessage, UserMultimodalMessage)):
             ids.user(index)
             if out and out[-1]["role"] == "tool":
@@ -460,7 +459,9 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     ``parameters``, its root an object (as for OpenAI: a root ``$ref`` is
     inlined, a root without ``type`` gets ``"object"``). ``choice`` is
     ``"auto"``, ``"none"``, ``"required"`` (sent as Mistral's ``"any"``) or
-    a tool's name. With no tools the result is ``{}``. Raises
+    a tool's name. A root ``$schema`` or ``$id``, which label a schema and
+    constrain nothing, is left out: Mistral's grammar refuses them (as
+    LiteLLM found). With no tools the result is ``{}``. Raises
     :class:`~convtypes.dialects.ToolSchemaError` for a name Mistral refuses,
     a name given twice, a choice that names no tool, or a schema whose root
     is not an object.
@@ -473,7 +474,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         function: dict[str, Any] = {"name": spec.name}
         if spec.description:
             function["description"] = spec.description
-        function["parameters"] = owned_json(object_parameters(spec, DIALECT))
+        parameters = owned_json(object_parameters(spec, DIALECT))
+        for key in _SCHEMA_LABELS:
+            parameters.pop(key, None)
+        function["parameters"] = parameters
         out.append({"type": "function", "function": function})
     tool_choice: Any
     if chosen is not None:
