@@ -789,6 +789,7 @@ def test_generated_streams_equal_their_replies_and_go_back(
     whole, events = generated
     expected = cohere.read_reply(whole)
     assert cohere.read_reply(as_sdk_reply(whole)) == expected
+    assert cohere.read_reply(sdk.V2ChatResponse.model_validate(whole)) == expected
     accumulator = cohere.Accumulator()
     deltas = feed_all(accumulator, as_sdk_events(events) if sdk_form else events)
     assert accumulator.reply() == expected
