@@ -28,7 +28,15 @@ from typing import Any
 import msgspec
 
 import convtypes as ct
-from convtypes.dialects import anthropic, bedrock, gemini, openai_chat, openai_responses
+from convtypes.dialects import (
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    mistral,
+    openai_chat,
+    openai_responses,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _baseline
@@ -239,12 +247,92 @@ def hand_bedrock(messages: list[ct.Message]) -> dict[str, Any]:
     return {"system": system, "messages": turns}
 
 
+def _base36(number: int, width: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while number:
+        number, digit = divmod(number, 36)
+        text = digits[digit] + text
+    return text.rjust(width, "0")
+
+
+def hand_mistral(messages: list[ct.Message]) -> dict[str, Any]:
+    # Mistral's rules: system first, nine-character ids, an assistant turn
+    # between tool results and a user message, a last assistant turn as prefix.
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    ids: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, ct.SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, ct.UserMessage):
+            if out and out[-1]["role"] == "tool":
+                out.append({"role": "assistant", "content": "OK"})
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, ct.AssistantMessage):
+            content: Any = message.content
+            if message.thinking:
+                content = [
+                    {"type": "thinking", "thinking": [{"type": "text", "text": t.text}]}
+                    for t in message.thinking
+                ] + [{"type": "text", "text": message.content}]
+            turn: dict[str, Any] = {"role": "assistant", "content": content}
+            calls = []
+            for position, c in enumerate(message.tool_calls):
+                new = f"c{_base36(index, 5)}{_base36(position, 3)}"
+                ids[c.id or ""] = (new, c.name)
+                function = {"name": c.name, "arguments": json.dumps(c.arguments)}
+                calls.append({"id": new, "type": "function", "function": function})
+            if calls:
+                turn["tool_calls"] = calls
+            out.append(turn)
+        elif isinstance(message, ct.ToolResultMessage):
+            new, name = ids[message.tool_use_id]
+            out.append(
+                {"role": "tool", "tool_call_id": new, "name": name, "content": _fenced(message)}
+            )
+    if out[-1]["role"] == "assistant" and "tool_calls" not in out[-1]:
+        out[-1]["prefix"] = True
+    return {"messages": [{"role": "system", "content": "\n\n".join(system)}, *out]}
+
+
+def hand_cohere(messages: list[ct.Message]) -> dict[str, Any]:
+    # Cohere's rules: text beside calls goes as the tool plan; thinking is not sent.
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ct.SystemMessage):
+            out.append({"role": "system", "content": message.content})
+        elif isinstance(message, ct.UserMessage):
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, ct.AssistantMessage):
+            if message.tool_calls:
+                turn: dict[str, Any] = {"role": "assistant", "tool_plan": message.content}
+                turn["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                    }
+                    for c in message.tool_calls
+                ]
+            else:
+                turn = {"role": "assistant", "content": [{"type": "text", "text": message.content}]}
+            out.append(turn)
+        elif isinstance(message, ct.ToolResultMessage):
+            out.append(
+                {"role": "tool", "tool_call_id": message.tool_use_id, "content": _fenced(message)}
+            )
+    return {"messages": out}
+
+
 PAIRS: dict[str, tuple[Builder, Builder]] = {
     "anthropic": (anthropic.to_request, hand_anthropic),
     "openai_chat": (openai_chat.to_request, hand_openai_chat),
     "openai_responses": (openai_responses.to_request, hand_openai_responses),
     "gemini": (gemini.to_request, hand_gemini),
     "bedrock": (bedrock.to_request, hand_bedrock),
+    "mistral": (mistral.to_request, hand_mistral),
+    "cohere": (cohere.to_request, hand_cohere),
 }
 
 

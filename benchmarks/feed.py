@@ -34,7 +34,16 @@ sys.path.insert(0, str(HERE))
 import _baseline  # noqa: E402
 
 ROOT = HERE.parent
-DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "bedrock")
+DIALECTS = (
+    "anthropic",
+    "openai_chat",
+    "openai_responses",
+    "gemini",
+    "ollama",
+    "bedrock",
+    "mistral",
+    "cohere",
+)
 TEXT_DELTAS = 300
 ARGUMENT_PIECES = 40
 
@@ -333,6 +342,68 @@ def bedrock_stream() -> list[dict[str, Any]]:
     return events
 
 
+def mistral_stream() -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "cmpl-1",
+            "object": "chat.completion.chunk",
+            "model": "mistral-test",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def thought(text: str) -> list[dict[str, Any]]:
+        return [{"type": "thinking", "thinking": [{"type": "text", "text": text}]}]
+
+    events = [chunk({"role": "assistant", "content": thought(t)}) for t in _pieces(_THOUGHT, 30)]
+    events += [chunk({"content": t}) for t in _pieces(_TEXT, TEXT_DELTAS)]
+    # Mistral sends a call whole, in one chunk.
+    call = {"id": "Ab3dEf9hK", "function": {"name": "weather", "arguments": _ARGUMENTS}}
+    events.append(chunk({"tool_calls": [call]}))
+    last = chunk({"content": ""}, "tool_calls")
+    last["usage"] = {"prompt_tokens": 120, "completion_tokens": 400, "total_tokens": 520}
+    events.append(last)
+    return events
+
+
+def cohere_stream() -> list[dict[str, Any]]:
+    def content(index: int, kind: str, text: str, start: bool = False) -> dict[str, Any]:
+        part = {"type": kind, kind: text} if start else {kind: text}
+        return {
+            "type": "content-start" if start else "content-delta",
+            "index": index,
+            "delta": {"message": {"content": part}},
+        }
+
+    empty = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    events = [{"id": "c1", "type": "message-start", "delta": {"message": empty}}]
+    events.append(content(0, "thinking", "", start=True))
+    events += [content(0, "thinking", t) for t in _pieces(_THOUGHT, 30)]
+    events.append({"type": "content-end", "index": 0})
+    # Before its calls, Cohere says what it will do as the tool plan.
+    events += [
+        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": t}}}
+        for t in _pieces(_TEXT, TEXT_DELTAS)
+    ]
+    call = {"id": "weather_1", "type": "function", "function": {"name": "weather", "arguments": ""}}
+    events.append(
+        {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": call}}}
+    )
+    events += [
+        {
+            "type": "tool-call-delta",
+            "index": 0,
+            "delta": {"message": {"tool_calls": {"function": {"arguments": p}}}},
+        }
+        for p in _pieces(_ARGUMENTS, ARGUMENT_PIECES)
+    ]
+    usage = {"tokens": {"input_tokens": 120, "output_tokens": 400}}
+    events += [
+        {"type": "tool-call-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": usage}},
+    ]
+    return events
+
+
 STREAMS = {
     "anthropic": anthropic_stream,
     "openai_chat": openai_chat_stream,
@@ -340,6 +411,8 @@ STREAMS = {
     "gemini": gemini_stream,
     "ollama": ollama_stream,
     "bedrock": bedrock_stream,
+    "mistral": mistral_stream,
+    "cohere": cohere_stream,
 }
 
 

@@ -252,7 +252,7 @@ def test_alnum9_avoids_an_id_the_transcript_already_uses() -> None:
 
 
 def test_alnum9_falls_back_when_the_place_does_not_fit() -> None:
-    from convtypes.dialects._template_messages import _base36
+    from convtypes.dialects._ids import _base36
 
     assert _base36(35, 3) == "00z"
     assert _base36(36**3, 3) is None  # a position past 46655 cannot be written in three

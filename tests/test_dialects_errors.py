@@ -18,14 +18,16 @@ from convtypes.dialects import (
     UnsupportedContent,
     anthropic,
     bedrock,
+    cohere,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
 )
 
-ALL = [anthropic, openai_chat, openai_responses, gemini, bedrock]
-IDS = ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock"]
+ALL = [anthropic, openai_chat, openai_responses, gemini, bedrock, mistral, cohere]
+IDS = ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock", "mistral", "cohere"]
 
 
 def _user(*blocks: Any) -> list[Any]:
@@ -84,6 +86,13 @@ def test_an_unknown_block_is_never_forwarded_even_with_notes(module: ModuleType)
         (bedrock, ct.AudioPathBlock(path="/a.wav"), "cannot read a local path"),
         (bedrock, ct.ImageBase64Block(data="AA", media_type="image/bmp"), "'image/bmp' image"),
         (bedrock, ct.ImageBase64Block(data="A", media_type="image/png"), "malformed"),
+        (mistral, ct.VideoUrlBlock(url="https://x.test/v.mp4"), "has no chunk for video"),
+        (mistral, ct.AudioUrlBlock(url="https://x.test/a.wav"), "audio only inline"),
+        (mistral, ct.AudioBase64Block(data="AA", media_type="audio/ogg"), "not 'audio/ogg'"),
+        (mistral, ct.ImageBase64Block(data="AA", media_type="image/bmp"), "'image/bmp' image"),
+        (cohere, ct.AudioBase64Block(data="AA", media_type="audio/wav"), "item for audio"),
+        (cohere, ct.VideoPathBlock(path="/v.mp4"), "no content item for video"),
+        (cohere, ct.ImageBase64Block(data="AA", media_type="image/tiff"), "'image/tiff' image"),
     ],
 )
 def test_content_a_dialect_cannot_carry_is_refused(

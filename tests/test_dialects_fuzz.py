@@ -28,6 +28,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cohere_turn import CITATION, PLAN, call_events, content_events, plan_events
+from test_cohere_turn import as_sdk_events as cohere_sdk_events
+from test_cohere_turn import end as cohere_end
+from test_cohere_turn import reply as cohere_reply
+from test_cohere_turn import start as cohere_start
 from test_dialects_responses import (
     anthropic_content,
     anthropic_events,
@@ -41,6 +46,9 @@ from test_dialects_responses import (
     responses_output,
     responses_response,
 )
+from test_mistral_turn import USAGE, WEATHER_CALL, as_sdk_events, text, thinking
+from test_mistral_turn import chunk as mistral_chunk
+from test_mistral_turn import completion as mistral_completion
 from test_ollama import chunks as ollama_chunks
 from test_ollama import message as ollama_message
 from test_ollama import response as ollama_response
@@ -52,7 +60,9 @@ from convtypes.dialects import (
     StreamError,
     anthropic,
     bedrock,
+    cohere,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
@@ -66,7 +76,12 @@ sdk_anthropic = pytest.importorskip("anthropic")
 sdk_openai = pytest.importorskip("openai")
 genai_types = pytest.importorskip("google.genai.types")
 sdk_ollama = pytest.importorskip("ollama")
+sdk_mistral = pytest.importorskip("mistralai.client.models")
+sdk_cohere = pytest.importorskip("cohere")
+from cohere.core.unchecked_base_model import construct_type  # noqa: E402
 
+# cohere's construct_type reads a pydantic attribute pydantic 2 deprecates.
+pytestmark = pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
 from pydantic import TypeAdapter  # noqa: E402  (after the SDKs)
 
 # --- seeds -------------------------------------------------------------------------
@@ -166,6 +181,56 @@ _BEDROCK = reply_of(
     stop="tool_use",
 )
 
+# A reasoning reply with text, a reference chunk and a call: its stream has
+# thinking and text in lists of chunks, text as a string, then the call whole.
+_MISTRAL_REFERENCE = {"type": "reference", "reference_ids": [1]}
+_MISTRAL = mistral_completion(
+    {
+        "role": "assistant",
+        "content": [thinking("plan more"), text("See [1]"), _MISTRAL_REFERENCE],
+        "tool_calls": [WEATHER_CALL],
+    },
+    "tool_calls",
+    USAGE,
+)
+_MISTRAL_EVENTS = [
+    mistral_chunk({"role": "assistant", "content": [thinking("plan ")]}),
+    mistral_chunk({"content": [thinking("more"), text("See ")]}),
+    mistral_chunk({"content": "[1]"}),
+    mistral_chunk({"content": [_MISTRAL_REFERENCE]}),
+    mistral_chunk({"tool_calls": [WEATHER_CALL]}),
+    mistral_chunk({"content": ""}, "tool_calls", USAGE),
+]
+
+# Thinking, a plan, citations and a call with spaced arguments: every kind
+# of v2 event, and a message kept as an item.
+_COHERE_CALL = {
+    "id": "weather_q8x2",
+    "type": "function",
+    "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+}
+_COHERE = {
+    **cohere_reply(
+        {
+            "content": [{"type": "thinking", "thinking": "hmm"}],
+            "tool_plan": PLAN,
+            "tool_calls": [_COHERE_CALL],
+            "citations": [CITATION],
+        },
+        "TOOL_CALL",
+    ),
+    "id": "2941521a",
+}
+_COHERE_EVENTS = [
+    cohere_start(),
+    *content_events(0, "thinking", _two("hmm")),
+    *plan_events(_two(PLAN)),
+    *call_events(0, _COHERE_CALL, _two('{"city": "Oslo"}')),
+    {"type": "citation-start", "index": 0, "delta": {"message": {"citations": CITATION}}},
+    {"type": "citation-end", "index": 0},
+    cohere_end("TOOL_CALL"),
+]
+
 Seed = tuple[ModuleType, Any, list[Any], Callable[[Any], Any], Callable[[Any], Any]]
 
 
@@ -216,6 +281,20 @@ SEEDS: dict[str, Seed] = {
         ollama_chunks(_OLLAMA, _two),
         sdk_ollama.ChatResponse.model_validate,
         sdk_ollama.ChatResponse.model_validate,
+    ),
+    "mistral": (
+        mistral,
+        _MISTRAL,
+        _MISTRAL_EVENTS,
+        sdk_mistral.ChatCompletionResponse.model_validate,
+        lambda event: as_sdk_events([event])[0],
+    ),
+    "cohere": (
+        cohere,
+        _COHERE,
+        _COHERE_EVENTS,
+        lambda response: construct_type(type_=sdk_cohere.V2ChatResponse, object_=response),
+        lambda event: cohere_sdk_events([event])[0],
     ),
 }
 NAMES = sorted(SEEDS)
@@ -377,7 +456,10 @@ def _sdk_form(make: Callable[[Any], Any], originals: list[Any], value: Any) -> A
         if isinstance(original, dict) and original.get("type") == value.get("type"):
             kind = type(_validated(make, original))
             break
-    return kind.model_construct(**value)
+    try:
+        return kind.model_construct(**value)
+    except TypeError:  # cohere's construct recurses, and fails on what no object can hold
+        return value
 
 
 _VALIDATED: dict[int, Any] = {}

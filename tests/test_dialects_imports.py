@@ -8,7 +8,17 @@ import textwrap
 
 import pytest
 
-SDKS = ("anthropic", "openai", "google.genai", "pydantic", "httpx", "boto3", "botocore")
+SDKS = (
+    "anthropic",
+    "openai",
+    "google.genai",
+    "mistralai",
+    "cohere",
+    "boto3",
+    "botocore",
+    "pydantic",
+    "httpx",
+)
 
 
 def _run(code: str) -> None:
@@ -29,7 +39,8 @@ def test_import_convtypes_does_not_import_the_dialects() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock"]
+    "name",
+    ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock", "mistral", "cohere"],
 )
 def test_a_dialect_imports_no_sdk(name: str) -> None:
     _run(

@@ -15,7 +15,9 @@ from convtypes.dialects import (
     StreamError,
     anthropic,
     bedrock,
+    cohere,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
@@ -406,6 +408,154 @@ STREAMS: list[tuple[str, Callable[[], Any], list[Any], str, int]] = [
         "chunk 1: more content after the finish reason",
         1,
     ),
+    # Mistral
+    ("m-no-choices", mistral.Accumulator, [{"id": "x"}], "chunk 0: has no choices list", 0),
+    (
+        "m-content-number",
+        mistral.Accumulator,
+        [_chunk({"content": 5})],
+        "chunk 0: the delta's content is neither text nor a list",
+        0,
+    ),
+    (
+        "m-chunk-without-type",
+        mistral.Accumulator,
+        [_chunk({"content": [{"text": "x"}]})],
+        "chunk 0: a content chunk without a type",
+        0,
+    ),
+    (
+        "m-thinking-not-list",
+        mistral.Accumulator,
+        [_chunk({"content": [{"type": "thinking", "thinking": "x"}]})],
+        "a thinking chunk whose thinking is not a list",
+        0,
+    ),
+    (
+        "m-text-chunk-without-text",
+        mistral.Accumulator,
+        [_chunk({"content": [{"type": "text", "text": None}]})],
+        "chunk 0: a text chunk without text",
+        0,
+    ),
+    (
+        "m-call-index-text",
+        mistral.Accumulator,
+        [_chunk({"tool_calls": [{"index": "0", "function": {"name": "f"}}]})],
+        "a tool call's index is not an integer",
+        0,
+    ),
+    (
+        "m-call-arguments-number",
+        mistral.Accumulator,
+        [_chunk({"tool_calls": [{"id": "Abc123xyZ", "function": {"name": "f", "arguments": 1}}]})],
+        "arguments are neither text nor an object",
+        0,
+    ),
+    (
+        "m-whole-then-pieces",
+        mistral.Accumulator,
+        [
+            _chunk(
+                {"tool_calls": [{"id": "Abc123xyZ", "function": {"name": "f", "arguments": {}}}]}
+            ),
+            _chunk({"tool_calls": [{"id": "Abc123xyZ", "function": {"arguments": "{"}}]}),
+        ],
+        "chunk 1: tool call 0 had whole arguments and gets more",
+        1,
+    ),
+    (
+        "m-after-finish",
+        mistral.Accumulator,
+        [_chunk({}, "stop"), _chunk({"content": "x"})],
+        "chunk 1: more of the first choice",
+        1,
+    ),
+    # Cohere
+    ("k-no-type", cohere.Accumulator, [{"index": 0}], r"event 0 \(None\): has no type", 0),
+    (
+        "k-no-index",
+        cohere.Accumulator,
+        [{"type": "content-start", "delta": {"message": {"content": {"type": "text"}}}}],
+        r"event 0 \(content-start\): has no integer index",
+        0,
+    ),
+    (
+        "k-started-twice",
+        cohere.Accumulator,
+        [
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+        ],
+        "content 0 was already started",
+        1,
+    ),
+    (
+        "k-unknown-content",
+        cohere.Accumulator,
+        [{"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "x"}}}}],
+        "content of a type this version does not know",
+        0,
+    ),
+    (
+        "k-text-number",
+        cohere.Accumulator,
+        [
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+            {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": 5}}}},
+        ],
+        "event 1 .*the content's 'text' is not text: 5",
+        1,
+    ),
+    (
+        "k-kind-changes",
+        cohere.Accumulator,
+        [
+            {"type": "content-start", "index": 0, "delta": {"message": {"content": {"text": ""}}}},
+            {
+                "type": "content-delta",
+                "index": 0,
+                "delta": {"message": {"content": {"thinking": "x"}}},
+            },
+        ],
+        "event 1 .*content 0 is text, and this piece is thinking",
+        1,
+    ),
+    (
+        "k-plan-number",
+        cohere.Accumulator,
+        [{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": 5}}}],
+        "the tool plan is not text: 5",
+        0,
+    ),
+    (
+        "k-call-never-started",
+        cohere.Accumulator,
+        [{"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {}}}}],
+        "names tool call 0, which was never started",
+        0,
+    ),
+    (
+        "k-delta-not-object",
+        cohere.Accumulator,
+        [{"type": "citation-start", "index": 0, "delta": 3}],
+        "the delta is not an object: 3",
+        0,
+    ),
+    (
+        "k-citation-not-object",
+        cohere.Accumulator,
+        [{"type": "citation-start", "index": 0, "delta": {"message": {"citations": [1]}}}],
+        "the citation is not an object",
+        0,
+    ),
+    (
+        "k-after-end",
+        cohere.Accumulator,
+        [{"type": "message-end", "delta": {"finish_reason": "COMPLETE"}}, {"type": "content-end"}],
+        "event 1 .*came after message-end",
+        1,
+    ),
 ]
 
 
@@ -566,6 +716,8 @@ ERROR_BODIES = [
     (ollama, {"error": "model requires more system memory"}),
     # An exception event, as ConverseStream sends one part-way.
     (bedrock, {"serviceUnavailableException": {"message": "Overloaded"}}),
+    (mistral, {"object": "error", "message": "Service tier capacity exceeded: Overloaded"}),
+    (cohere, {"id": "7d5e", "message": "Overloaded: please retry"}),
 ]
 
 
@@ -797,6 +949,15 @@ def _tool_responses(arguments: Any) -> dict[str, Any]:
             "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": text}]
         },
         "gemini": _candidate([{"functionCall": {"name": "f", "args": arguments}}], "STOP"),
+        "mistral": {
+            "choices": [
+                {
+                    "message": {
+                        "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": text}}]
+                    }
+                }
+            ]
+        },
         "ollama": {
             "message": {
                 "role": "assistant",
@@ -813,6 +974,10 @@ def _tool_responses(arguments: Any) -> dict[str, Any]:
             },
             "stopReason": "tool_use",
         },
+        "cohere": {
+            "message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": text}}]},
+            "finish_reason": "TOOL_CALL",
+        },
     }
 
 
@@ -823,6 +988,8 @@ READERS = {
     "openai_responses": openai_responses,
     "gemini": gemini,
     "ollama": ollama,
+    "mistral": mistral,
+    "cohere": cohere,
 }
 
 

@@ -22,7 +22,16 @@ from typing import Any
 import pytest
 
 import convtypes as ct
-from convtypes.dialects import anthropic, bedrock, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import (
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 
 ROOT = Path(__file__).parent.parent
 ARGUMENTS = {"city": "Oslo", "days": 2}
@@ -197,6 +206,43 @@ def bedrock_events() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def mistral_events() -> list[dict[str, Any]]:
+    # As Mistral streams a call: whole, in one chunk, with the usage on the last chunk.
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {"id": "cmpl-1", "object": "chat.completion.chunk", "model": "mistral-x",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}  # fmt: skip
+
+    call = {"id": "Ab3dEf9hK", "function": {"name": "weather", "arguments": json.dumps(ARGUMENTS)}}
+    return [
+        chunk({"role": "assistant", "content": ""}),
+        *[chunk({"content": t}) for t in _pieces("Let me check.")],
+        chunk({"content": None, "tool_calls": [call]}),
+        chunk({"content": ""}, "tool_calls", usage={"prompt_tokens": 125, "completion_tokens": 30,
+                                                    "total_tokens": 155}),
+    ]  # fmt: skip
+
+
+def cohere_events() -> list[dict[str, Any]]:
+    # As Cohere streams a turn of calls: the plan first, then each call's arguments in pieces.
+    call = {
+        "id": "weather_q8x2",
+        "type": "function",
+        "function": {"name": "weather", "arguments": ""},
+    }
+    return [
+        {"id": "c1", "type": "message-start", "delta": {"message": {"role": "assistant", "content": [],
+                                                                    "tool_plan": "", "tool_calls": [], "citations": []}}},
+        *[{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": t}}} for t in _pieces("Let me check.")],
+        {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": call}}},
+        *[{"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": p}}}}}
+          for p in _pieces(json.dumps(ARGUMENTS))],
+        {"type": "tool-call-end", "index": 0},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": {
+            "billed_units": {"input_tokens": 20, "output_tokens": 30},
+            "tokens": {"input_tokens": 125, "output_tokens": 30}, "cached_tokens": 100}}},
+    ]  # fmt: skip
+
+
 STREAMS: dict[str, tuple[ModuleType, Any]] = {
     "anthropic": (anthropic, anthropic_events),
     "openai_chat": (openai_chat, openai_chat_events),
@@ -204,6 +250,8 @@ STREAMS: dict[str, tuple[ModuleType, Any]] = {
     "gemini": (gemini, gemini_events),
     "ollama": (ollama, ollama_events),
     "bedrock": (bedrock, bedrock_events),
+    "mistral": (mistral, mistral_events),
+    "cohere": (cohere, cohere_events),
 }
 
 
@@ -230,6 +278,15 @@ def test_the_readme_loop_streams_every_dialect(name: str) -> None:
 def test_the_providers_page_has_a_row_per_dialect() -> None:
     page = (ROOT / "docs" / "providers" / "index.md").read_text("utf-8")
     rows = re.findall(r"^\| \[?`(\w+)`", page, re.MULTILINE)
-    dialects = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "bedrock"]
+    dialects = [
+        "anthropic",
+        "openai_chat",
+        "openai_responses",
+        "gemini",
+        "ollama",
+        "bedrock",
+        "mistral",
+        "cohere",
+    ]
     # Once in the table of modules, once in the table of what is kept as items.
     assert rows == [*dialects, *dialects]

@@ -25,12 +25,15 @@ from convtypes.dialects import (
     DialectError,
     anthropic,
     bedrock,
+    cohere,
     gemini,
+    mistral,
     openai_chat,
     openai_responses,
 )
 
 from budget import examples
+from provider_rules import validate_cohere, validate_mistral
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SESSION = ct.decode_messages((EXAMPLES / "transcripts" / "agent-session.json").read_bytes())
@@ -116,6 +119,8 @@ VALIDATE = {
     "openai_responses": validate_openai_responses,
     "gemini": validate_gemini,
     "bedrock": validate_bedrock,
+    "mistral": validate_mistral,
+    "cohere": validate_cohere,
 }
 DIALECTS = {
     "anthropic": anthropic,
@@ -123,6 +128,8 @@ DIALECTS = {
     "openai_responses": openai_responses,
     "gemini": gemini,
     "bedrock": bedrock,
+    "mistral": mistral,
+    "cohere": cohere,
 }
 
 
@@ -145,7 +152,7 @@ def calls_and_results(name: str, body: dict[str, Any]) -> tuple[list[str], list[
             [b["id"] for b in blocks if b["type"] == "tool_use"],
             [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"],
         )
-    if name == "openai_chat":
+    if name in ("openai_chat", "mistral", "cohere"):
         messages = body["messages"]
         return (
             [c["id"] for m in messages for c in m.get("tool_calls", ())],

@@ -732,6 +732,8 @@ CARRIED = {
     "openai_responses": {"image": True, "audio": False, "embedded_video": False},
     "gemini": {"image": True, "audio": True, "embedded_video": True},
     "bedrock": {"image": True, "audio": True, "embedded_video": True},
+    "mistral": {"image": True, "audio": True, "embedded_video": False},
+    "cohere": {"image": True, "audio": False, "embedded_video": False},
 }
 
 

@@ -10,10 +10,19 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import anthropic, bedrock, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import (
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 
 U = ct.UserMessage(content="u")
-DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, bedrock)
+DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, bedrock, mistral, cohere)
 
 
 def call(call_id: str | None, name: str = "f") -> ct.ToolCall:

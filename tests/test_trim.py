@@ -12,9 +12,18 @@ from hypothesis import strategies as st
 
 import convtypes as ct
 from convtypes import strategies as cst
-from convtypes.dialects import anthropic, bedrock, gemini, ollama, openai_chat, openai_responses
+from convtypes.dialects import (
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 
-DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, bedrock)
+DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, bedrock, mistral, cohere)
 SYSTEM = ct.SystemMessage(content="be brief")
 
 

@@ -26,8 +26,9 @@ cannot offer.
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
 :mod:`~convtypes.dialects.openai_responses`,
-:mod:`~convtypes.dialects.gemini`, :mod:`~convtypes.dialects.ollama` and
-:mod:`~convtypes.dialects.bedrock`.
+:mod:`~convtypes.dialects.gemini`, :mod:`~convtypes.dialects.ollama`,
+:mod:`~convtypes.dialects.bedrock`, :mod:`~convtypes.dialects.mistral` and
+:mod:`~convtypes.dialects.cohere`.
 They need nothing but convtypes and the standard library; ``import
 convtypes`` does not import them.
 """

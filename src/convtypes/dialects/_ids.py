@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, Final
@@ -212,4 +213,65 @@ def _explicit_ids(messages: Iterable[Any]) -> set[str]:
                         carried = use.get("toolUseId")
                     if isinstance(carried, str):
                         ids.add(carried)
+                    # A message kept whole (Chat Completions, Mistral, Cohere)
+                    # carries its calls in a tool_calls list.
+                    calls = item.get("tool_calls")
+                    for call in calls if isinstance(calls, list) else ():
+                        call_id = call.get("id") if isinstance(call, dict) else None
+                        if isinstance(call_id, str):
+                            ids.add(call_id)
     return ids
+
+
+_ALNUM9: Final = re.compile(r"[A-Za-z0-9]{9}")
+_DIGITS: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def usable_alnum9(call_id: str) -> bool:
+    """Whether ``call_id`` is nine letters and digits, as Mistral takes ids."""
+    return _ALNUM9.fullmatch(call_id) is not None
+
+
+def _base36(number: int, width: int) -> str | None:
+    digits = []
+    while number:
+        number, digit = divmod(number, 36)
+        digits.append(_DIGITS[digit])
+    text = "".join(reversed(digits)).rjust(width, "0")
+    return text if len(text) == width else None
+
+
+class Alnum9Ids(CallIds):
+    """:class:`CallIds` whose made-up ids are nine letters and digits.
+
+    The first choice for the ``position``-th call of message ``index`` reads
+    as its place: ``c``, the index in five base-36 digits, the position in
+    three (``c0000b001``). If that is taken, or the place does not fit, ids
+    are drawn from a hash of the place and a counter until one is free.
+    Either way the same transcript always gets the same ids.
+    """
+
+    def _fresh(self, index: int, position: int) -> str:
+        # The same bookkeeping as the base class: a made-up id avoids every
+        # explicit id of the transcript and every id already sent.
+        if self._reserved is None:
+            self._reserved = _explicit_ids(self._messages)
+        reserved, used = self._reserved, self._used
+
+        def taken(candidate: str) -> bool:
+            return candidate in reserved or candidate in used
+
+        place_index = _base36(index, 5)
+        place_position = _base36(position, 3)
+        if place_index is not None and place_position is not None:
+            candidate = f"c{place_index}{place_position}"
+            if not taken(candidate):
+                return candidate
+        serial = 0
+        while True:
+            digest = hashlib.blake2b(f"{index}:{position}:{serial}".encode(), digest_size=8)
+            number = int.from_bytes(digest.digest(), "big") % 36**8
+            candidate = f"h{_base36(number, 8)}"
+            if not taken(candidate):
+                return candidate
+            serial += 1

@@ -1,0 +1,830 @@
+"""A whole Cohere v2 chat turn: tools in; deltas, stop reason and usage out; exact replay.
+
+Where the shapes come from (the fixtures below are written here, in those shapes):
+
+- The ``cohere`` SDK's own tests (cohere-ai/cohere-python) record nothing:
+  they call the live API. They name the events a text stream has
+  (``message-start``, ``content-start``, ``content-delta``, ``content-end``,
+  ``message-end``), and the SDK's types give every event's fields.
+- Recordings of the live API kept by the Vercel AI SDK's Cohere provider
+  (packages/cohere/src/__fixtures__): a reply with a ``tool_plan`` and two
+  calls (ids like ``weather_dqgshstja6p9``, compact argument text); its
+  stream, whose ``message-start`` spells every field empty, whose plan
+  arrives in ``tool-plan-delta`` events and whose calls arrive in pieces
+  (spaced as ``{"location": "San Francisco"}``); a call without arguments
+  streamed as ``""``; a reasoning reply (a ``thinking`` content item, then
+  text) and its stream; a reply with document citations and its stream;
+  a reply cut at ``MAX_TOKENS``; usage with ``billed_units``, ``tokens`` and
+  ``cached_tokens``.
+- The API reference, where no recording has the shape: the ``debug``
+  event, ``message-end`` with an ``error``, ``STOP_SEQUENCE``, ``ERROR`` and
+  ``TIMEOUT`` finishes, error bodies.
+
+A request is checked against a strict copy of the request the SDK sends
+(the SDK's models keep unknown fields) and the rules the API states in its
+400s: see ``provider_rules.cohere_rules``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import convtypes as ct
+from convtypes import strategies as cst
+from convtypes.dialects import (
+    LeftOut,
+    ResponseError,
+    StreamError,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    ToolSchemaError,
+    ToolSpec,
+    UnansweredCall,
+    UnsupportedContent,
+    Usage,
+    cohere,
+)
+
+from budget import examples
+from ownership import assert_owned
+from provider_rules import cohere_rules, validate_cohere
+from strict_models import StrictError
+
+sdk = pytest.importorskip("cohere")
+
+from cohere.core.unchecked_base_model import construct_type  # noqa: E402
+from cohere.v2.types import V2ChatStreamResponse  # noqa: E402
+
+# The SDK's construct_type reads a pydantic attribute pydantic 2 deprecates.
+pytestmark = pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated")
+
+# --- the validation itself --------------------------------------------------------------
+
+
+def test_the_validation_catches_what_the_sdk_would_keep() -> None:
+    validate_cohere({"messages": [{"role": "user", "content": "hi"}]})
+    with pytest.raises(StrictError, match=r"\$\.messages\[0\]: UserChatMessageV2 has no field"):
+        validate_cohere({"messages": [{"role": "user", "content": "hi", "name": "ana"}]})
+    with pytest.raises(Exception, match="Extra inputs are not permitted"):
+        validate_cohere({"messages": []}, {"tool_config": {}})
+    with pytest.raises(AssertionError, match="tool_choice 'ANY'"):
+        validate_cohere({"messages": [{"role": "user", "content": "hi"}]}, {"tool_choice": "ANY"})
+
+
+@pytest.mark.parametrize(
+    ("messages", "error"),
+    [
+        (
+            [
+                {"role": "user", "content": "q"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "I will look."}],
+                    "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{}"}}],
+                },
+            ],
+            "text content is not allowed beside tool_calls",
+        ),
+        (
+            [{"role": "user", "content": "q"}, {"role": "assistant", "content": []}],
+            "without text or calls",
+        ),
+        (
+            [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+                {"role": "user", "content": "next"},
+            ],
+            "calls without results",
+        ),
+        ([{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "a"}], "unmatched a"),
+    ],
+)
+def test_the_rules_refuse_what_cohere_refuses(messages: list[Any], error: str) -> None:
+    with pytest.raises(AssertionError, match=error):
+        cohere_rules(messages)
+
+
+# --- builders -------------------------------------------------------------------------
+
+USAGE = {
+    "billed_units": {"input_tokens": 119, "output_tokens": 52},
+    "tokens": {"input_tokens": 1549, "output_tokens": 103},
+    "cached_tokens": 992,
+}
+
+
+def reply(
+    message: dict[str, Any], finish: str = "COMPLETE", usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "id": "f201af17-e24a-4396-8f6a-98e8bf9c3432",
+        "message": {"role": "assistant", **message},
+        "finish_reason": finish,
+        "usage": USAGE if usage is None else usage,
+    }
+
+
+def call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+WEATHER = call("weather_dqgshstja6p9", "weather", '{"location":"San Francisco"}')
+SIGHTS = call("cityAttractions_dcxfx4myvx68", "cityAttractions", '{"city":"San Francisco"}')
+PLAN = "I will use the weather tool, then the cityAttractions tool."
+CITATION = {
+    "start": 4,
+    "end": 23,
+    "text": "automation of tasks",
+    "sources": [
+        {
+            "type": "document",
+            "id": "doc:0",
+            "document": {"id": "doc:0", "text": "AI provides: 1. Automation of tasks"},
+        }
+    ],
+    "type": "TEXT_CONTENT",
+}
+
+
+def start(message_id: str = "2941521a") -> dict[str, Any]:
+    # As the live API starts a stream: every field of the message spelled, empty.
+    empty = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    return {"id": message_id, "type": "message-start", "delta": {"message": empty}}
+
+
+def end(finish: str = "COMPLETE", usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "type": "message-end",
+        "delta": {"finish_reason": finish, "usage": USAGE if usage is None else usage},
+    }
+
+
+def content_events(index: int, kind: str, pieces: list[str]) -> list[dict[str, Any]]:
+    return [
+        {"type": "content-start", "index": index,
+         "delta": {"message": {"content": {"type": kind, kind: ""}}}},
+        *[
+            {"type": "content-delta", "index": index, "delta": {"message": {"content": {kind: p}}}}
+            for p in pieces
+        ],
+        {"type": "content-end", "index": index},
+    ]  # fmt: skip
+
+
+def call_events(index: int, whole: dict[str, Any], pieces: list[str]) -> list[dict[str, Any]]:
+    first = {**whole, "function": {**whole["function"], "arguments": ""}}
+    return [
+        {"type": "tool-call-start", "index": index, "delta": {"message": {"tool_calls": first}}},
+        *[
+            {"type": "tool-call-delta", "index": index,
+             "delta": {"message": {"tool_calls": {"function": {"arguments": p}}}}}
+            for p in pieces
+        ],
+        {"type": "tool-call-end", "index": index},
+    ]  # fmt: skip
+
+
+def plan_events(pieces: list[str]) -> list[dict[str, Any]]:
+    return [{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": p}}} for p in pieces]
+
+
+def calls_stream() -> list[dict[str, Any]]:
+    """A plan in pieces, then two calls whose arguments arrive in pieces."""
+    return [
+        start(),
+        *plan_events(["I will use the weather tool,", " then the cityAttractions tool."]),
+        *call_events(0, WEATHER, ['{"location":', '"San Francisco"}']),
+        *call_events(1, SIGHTS, ['{"city":"San ', 'Francisco"}']),
+        end("TOOL_CALL"),
+    ]
+
+
+REASONED = {
+    "content": [
+        {"type": "thinking", "thinking": "2 + 2 is basic arithmetic."},
+        {"type": "text", "text": "2 + 2 = 4"},
+    ]
+}
+
+
+def reasoning_stream() -> list[dict[str, Any]]:
+    return [
+        start("c9117d7f"),
+        *content_events(0, "thinking", ["2 + 2 is ", "basic arithmetic."]),
+        *content_events(1, "text", ["2 + 2", " = 4"]),
+        end(),
+    ]
+
+
+CITED = {"content": [{"type": "text", "text": "The automation of tasks."}], "citations": [CITATION]}
+
+
+def citations_stream() -> list[dict[str, Any]]:
+    return [
+        start("68475c80"),
+        *content_events(0, "text", ["The automation ", "of tasks."]),
+        {"type": "citation-start", "index": 0, "delta": {"message": {"citations": CITATION}}},
+        {"type": "citation-end", "index": 0},
+        end(),
+    ]
+
+
+def feed_all(accumulator: cohere.Accumulator, events: list[Any]) -> list[Any]:
+    return [delta for event in events for delta in accumulator.feed(event)]
+
+
+def as_sdk_events(events: list[dict[str, Any]]) -> list[Any]:
+    """The events as ``chat_stream`` yields them: built by the SDK without validation."""
+    kind: Any = V2ChatStreamResponse  # an annotated union, which construct_type takes
+    return [construct_type(type_=kind, object_=event) for event in events]
+
+
+def as_sdk_reply(whole: dict[str, Any]) -> Any:
+    return construct_type(type_=sdk.V2ChatResponse, object_=whole)
+
+
+def replay(messages: list[ct.Message]) -> dict[str, Any]:
+    body = cohere.to_request([ct.UserMessage(content="q"), *messages])
+    validate_cohere(body)
+    return body
+
+
+def with_results(messages: list[ct.Message]) -> list[ct.Message]:
+    """``messages`` of a reply, and a result for each of its calls."""
+    calls = [c for m in messages if isinstance(m, ct.AssistantMessage) for c in m.tool_calls]
+    return [*messages, *(ct.ToolResultMessage(tool_use_id=c.id or "", content="ok") for c in calls)]
+
+
+# --- tools ------------------------------------------------------------------------------
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+TOOLS = [
+    ToolSpec(name="weather", description="The forecast.", parameters=SCHEMA),
+    ToolSpec(name="ping"),
+]
+
+
+@pytest.mark.parametrize(
+    ("choice", "names", "sent"),
+    [
+        ("auto", ["weather", "ping"], None),
+        ("none", ["weather", "ping"], "NONE"),
+        ("required", ["weather", "ping"], "REQUIRED"),
+        ("ping", ["ping"], "REQUIRED"),  # the one way to make Cohere call a given tool
+    ],
+)
+def test_tools_and_the_choices_cohere_can_say(choice: str, names: list[str], sent: Any) -> None:
+    fields = cohere.tools_to_request(TOOLS, choice=choice)
+    validate_cohere({"messages": [{"role": "user", "content": "hi"}]}, fields)
+    assert [tool["function"]["name"] for tool in fields["tools"]] == names
+    assert fields.get("tool_choice") == sent
+    if "weather" in names:
+        assert fields["tools"][0] == {
+            "type": "function",
+            "function": {"name": "weather", "description": "The forecast.", "parameters": SCHEMA},
+        }
+    assert_owned(lambda: cohere.tools_to_request(TOOLS, choice=choice), TOOLS)
+
+
+def test_tools_cohere_cannot_take_are_refused() -> None:
+    assert cohere.tools_to_request([]) == {}
+    with pytest.raises(ToolSchemaError, match=r"tool 'a\.b': Cohere takes tool names"):
+        cohere.tools_to_request([ToolSpec(name="a.b")])
+    with pytest.raises(ToolSchemaError, match="only an object schema"):
+        cohere.tools_to_request([ToolSpec(name="rows", parameters={"type": "array"})])
+    with pytest.raises(ToolSchemaError, match="choice='x' is neither"):
+        cohere.tools_to_request(TOOLS, choice="x")
+
+
+# --- replies ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "finish", "stop"),
+    [
+        ({"content": [{"type": "text", "text": "Done."}]}, "COMPLETE", "end_turn"),
+        ({"content": [{"type": "text", "text": "Done"}]}, "STOP_SEQUENCE", "stop_sequence"),
+        ({"content": [{"type": "text", "text": "**The History of"}]}, "MAX_TOKENS", "max_tokens"),
+        ({"tool_plan": PLAN, "tool_calls": [WEATHER]}, "TOOL_CALL", "tool_use"),
+        ({"tool_plan": PLAN, "tool_calls": [WEATHER]}, "COMPLETE", "tool_use"),
+        ({"content": [{"type": "text", "text": "x"}]}, "ERROR", "other"),
+        ({"content": [{"type": "text", "text": "x"}]}, "TIMEOUT", "other"),
+    ],
+)
+def test_the_stop_reason_is_read_by_meaning(
+    message: dict[str, Any], finish: str, stop: str
+) -> None:
+    read = cohere.read_reply(reply(message, finish))
+    assert (read.stop_reason, read.provider_stop_reason) == (stop, finish)
+    assert read.messages == cohere.from_response(reply(message, finish))
+    assert read.id == "f201af17-e24a-4396-8f6a-98e8bf9c3432" and read.model is None
+
+
+def test_usage_counts_tokens_and_keeps_the_billed_units_raw() -> None:
+    read = cohere.read_reply(reply({"content": [{"type": "text", "text": "x"}]}))
+    assert read.usage == Usage(
+        input_tokens=1549, output_tokens=103, cache_read_tokens=992, raw=USAGE
+    )
+    # The SDK holds the counts as floats; they read as the same integers.
+    assert (
+        cohere.read_reply(as_sdk_reply(reply({"content": [{"type": "text", "text": "x"}]}))).usage
+        == read.usage
+    )
+    assert cohere.read_reply(reply({"content": []}, usage={})).usage == Usage(raw={})
+
+
+def test_the_tool_plan_is_the_turns_text_and_goes_back_as_the_plan() -> None:
+    read = cohere.read_reply(
+        reply({"tool_plan": PLAN, "tool_calls": [WEATHER, SIGHTS]}, "TOOL_CALL")
+    )
+    # Compact argument text and a plan: the flat turn says it all, no item.
+    assert read.messages == [
+        ct.AssistantMessage(
+            content=PLAN,
+            tool_calls=(
+                ct.ToolCall(
+                    id="weather_dqgshstja6p9",
+                    name="weather",
+                    arguments={"location": "San Francisco"},
+                ),
+                ct.ToolCall(
+                    id="cityAttractions_dcxfx4myvx68",
+                    name="cityAttractions",
+                    arguments={"city": "San Francisco"},
+                ),
+            ),
+        )
+    ]
+    body = replay(with_results(read.messages))
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "tool_plan": PLAN,
+        "tool_calls": [WEATHER, SIGHTS],
+    }
+    assert [m["tool_call_id"] for m in body["messages"][2:]] == [c.id for c in read.tool_calls]
+
+
+def test_text_beside_calls_from_another_provider_goes_as_the_tool_plan() -> None:
+    # Cohere refuses text content beside calls (vercel/ai#5794 met it).
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="Weather?"),
+        ct.AssistantMessage(
+            content="Let me look.", tool_calls=(ct.ToolCall(id="toolu_01", name="w", arguments={}),)
+        ),
+        ct.AssistantMessage(content="One moment."),
+        ct.ToolResultMessage(tool_use_id="toolu_01", content="rain"),
+        ct.AssistantMessage(content="Rain."),
+    ]
+    body = cohere.to_request(transcript)
+    validate_cohere(body)
+    assert body["messages"][1:] == [
+        {
+            "role": "assistant",
+            "tool_plan": "Let me look.\n\nOne moment.",
+            "tool_calls": [
+                {"id": "toolu_01", "type": "function", "function": {"name": "w", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "toolu_01", "content": "rain"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Rain."}]},
+    ]
+
+
+def test_thinking_is_kept_with_its_reply_and_goes_back_only_there() -> None:
+    messages = cohere.from_response(reply(REASONED))
+    kept, assistant = messages
+    assert assistant == ct.AssistantMessage(
+        content="2 + 2 = 4", thinking=(ct.ThinkingBlock(text="2 + 2 is basic arithmetic."),)
+    )
+    assert kept == ct.ProviderOutputItemsMessage(
+        protocol="cohere", items=({"role": "assistant", **REASONED},)
+    )
+    body = replay([*messages, ct.UserMessage(content="Times 3?")])
+    assert body["messages"][1] == {"role": "assistant", **REASONED}
+    # Another provider's thinking is not sent, and left_out says so.
+    foreign: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.AssistantMessage(
+            content="a",
+            thinking=(
+                ct.ThinkingBlock(text="t", signature="c2ln"),
+                ct.ThinkingBlock(redacted_data="eA=="),
+            ),
+        ),
+    ]
+    assert cohere.to_request(foreign)["messages"][1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "a"}],
+    }
+    assert cohere.left_out(foreign) == [
+        LeftOut(1, "thinking", "Cohere takes thinking only as its own replies hold it"),
+        LeftOut(1, "redacted-thinking", "Cohere cannot read redacted thinking"),
+    ]
+
+
+def test_citations_are_kept_and_go_back_as_they_came() -> None:
+    read = cohere.read_reply(reply(CITED))
+    kept, assistant = read.messages
+    assert assistant == ct.AssistantMessage(content="The automation of tasks.")
+    assert isinstance(kept, ct.ProviderOutputItemsMessage)
+    assert kept.items == ({"role": "assistant", **CITED},)
+    body = replay([*read.messages, ct.UserMessage(content="More?")])
+    assert body["messages"][1] == {"role": "assistant", **CITED}
+    # Other dialects read the text.
+    from convtypes.dialects import openai_chat
+
+    chat = openai_chat.to_request([ct.UserMessage(content="q"), *read.messages])
+    assert chat["messages"][1] == {"role": "assistant", "content": "The automation of tasks."}
+
+
+def test_spaced_arguments_and_calls_without_arguments() -> None:
+    spaced = call("weather_e8p4pn45zt0t", "weather", '{"location": "San Francisco"}')
+    empty = {
+        "id": "currentTime_y46ar19t5gvw",
+        "type": "function",
+        "function": {"name": "currentTime"},
+    }
+    read = cohere.read_reply(reply({"tool_plan": PLAN, "tool_calls": [spaced, empty]}, "TOOL_CALL"))
+    kept, assistant = read.messages
+    assert isinstance(kept, ct.ProviderOutputItemsMessage)  # the spacing, and no arguments
+    assert isinstance(assistant, ct.AssistantMessage)
+    assert [c.arguments for c in assistant.tool_calls] == [{"location": "San Francisco"}, {}]
+    body = replay(with_results(read.messages))
+    sent = body["messages"][1]["tool_calls"]
+    assert sent[0]["function"]["arguments"] == '{"location": "San Francisco"}'  # as it came
+
+
+# --- streams ----------------------------------------------------------------------------
+
+
+def test_a_calls_stream_gives_the_plan_as_text_then_the_calls() -> None:
+    accumulator = cohere.Accumulator()
+    assert feed_all(accumulator, calls_stream()) == [
+        TextDelta("I will use the weather tool,"),
+        TextDelta(" then the cityAttractions tool."),
+        ToolCallStart(0, "weather_dqgshstja6p9", "weather"),
+        ToolCallDelta(0, '{"location":'),
+        ToolCallDelta(0, '"San Francisco"}'),
+        ToolCallStart(1, "cityAttractions_dcxfx4myvx68", "cityAttractions"),
+        ToolCallDelta(1, '{"city":"San '),
+        ToolCallDelta(1, 'Francisco"}'),
+    ]
+    whole = {
+        **reply({"tool_plan": PLAN, "tool_calls": [WEATHER, SIGHTS]}, "TOOL_CALL"),
+        "id": "2941521a",
+    }
+    assert accumulator.reply() == cohere.read_reply(whole)
+    sdk_accumulator = cohere.Accumulator()
+    feed_all(sdk_accumulator, as_sdk_events(calls_stream()))
+    assert sdk_accumulator.reply() == accumulator.reply()
+
+
+@pytest.mark.parametrize(
+    ("events", "message", "kinds"),
+    [
+        (reasoning_stream(), REASONED, [ThinkingDelta, ThinkingDelta, TextDelta, TextDelta]),
+        (citations_stream(), CITED, [TextDelta, TextDelta]),
+    ],
+    ids=["reasoning", "citations"],
+)
+def test_streams_equal_their_replies(
+    events: list[Any], message: dict[str, Any], kinds: list[type]
+) -> None:
+    whole = {**reply(message), "id": events[0]["id"]}
+    for form in (events, as_sdk_events(events)):
+        accumulator = cohere.Accumulator()
+        deltas = feed_all(accumulator, form)
+        assert [type(d) for d in deltas] == kinds
+        assert accumulator.reply() == cohere.read_reply(whole)
+        assert accumulator.partial() == accumulator.result()
+
+
+def test_partial_keeps_what_arrived_and_only_whole_calls() -> None:
+    events = calls_stream()
+    accumulator = cohere.Accumulator()
+    seen = []
+    for event in events[:9]:
+        accumulator.feed(event)
+        assistant = accumulator.partial()[-1]
+        assert isinstance(assistant, ct.AssistantMessage)
+        seen.append((assistant.content, [c.name for c in assistant.tool_calls]))
+    assert seen == [
+        ("", []),
+        ("I will use the weather tool,", []),
+        (PLAN, []),
+        (PLAN, []),  # the call begun, no arguments yet
+        (PLAN, []),  # '{"location":' is not whole
+        (PLAN, ["weather"]),
+        (PLAN, ["weather"]),
+        (PLAN, ["weather"]),  # the second call begun
+        (PLAN, ["weather"]),
+    ]
+    with pytest.raises(StreamError, match="without message-end"):
+        accumulator.result()
+
+
+def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
+    events = [
+        start(),
+        *plan_events([PLAN]),
+        *call_events(0, WEATHER, ['{"location":"San Francisco"}']),
+        *call_events(1, SIGHTS, ['{"city": "Sa']),
+        end("MAX_TOKENS"),
+    ]
+    accumulator = cohere.Accumulator()
+    feed_all(accumulator, events)
+    read = accumulator.reply()
+    assert read.stop_reason == "max_tokens"
+    kept, assistant = read.messages
+    assert isinstance(kept, ct.ProviderOutputItemsMessage)
+    assert isinstance(assistant, ct.AssistantMessage) and [
+        c.name for c in assistant.tool_calls
+    ] == ["weather"]
+    transcript = [ct.UserMessage(content="q"), *read.messages]
+    assert cohere.left_out(transcript) == [
+        LeftOut(1, "call", "a call cut off at the token limit is not sent: no result answers it")
+    ]
+    body = replay(with_results(read.messages))
+    assert [c["function"]["name"] for c in body["messages"][1]["tool_calls"]] == ["weather"]
+
+
+def test_a_reply_of_thinking_alone_sends_no_turn() -> None:
+    accumulator = cohere.Accumulator()
+    feed_all(accumulator, reasoning_stream()[:4])  # cancelled while thinking
+    partial = accumulator.partial()
+    assert partial[-1] == ct.AssistantMessage(
+        thinking=(ct.ThinkingBlock(text="2 + 2 is basic arithmetic."),)
+    )
+    body = cohere.to_request(
+        [ct.UserMessage(content="q"), *partial, ct.UserMessage(content="stop")]
+    )
+    validate_cohere(body)
+    assert [m["role"] for m in body["messages"]] == ["user", "user"]
+    assert [lo.what for lo in cohere.left_out([ct.UserMessage(content="q"), *partial])] == [
+        "thinking"
+    ]
+
+
+def test_errors_name_what_is_wrong() -> None:
+    with pytest.raises(
+        ResponseError, match="the provider reported an error: 'invalid request: message must"
+    ):
+        cohere.read_reply(
+            {"id": "x", "message": "invalid request: message must be at least 1 token long"}
+        )
+    with pytest.raises(ResponseError, match="'content' should be a list"):
+        cohere.read_reply(reply({"content": 5}))
+    with pytest.raises(
+        ResponseError, match=r"message.tool_calls\[0\]: arguments are not valid JSON"
+    ):
+        cohere.read_reply(reply({"tool_calls": [call("a", "f", "{")]}))
+    accumulator = cohere.Accumulator()
+    accumulator.feed(start())
+    assert accumulator.feed({"type": "debug", "prompt": "<BOS_TOKEN>"}) == []  # adds nothing
+    with pytest.raises(
+        StreamError, match=r"event 2 \(content-delta\): names content 0, which was never started"
+    ):
+        accumulator.feed(
+            {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "x"}}}}
+        )
+    with pytest.raises(StreamError, match=r"event 3 .*a tool call starts without a name"):
+        accumulator.feed(
+            {
+                "type": "tool-call-start",
+                "index": 0,
+                "delta": {"message": {"tool_calls": {"id": "a"}}},
+            }
+        )
+    with pytest.raises(
+        StreamError, match=r"event 4 \(message-end\): the provider reported an error: 'overloaded'"
+    ):
+        accumulator.feed(
+            {"type": "message-end", "delta": {"finish_reason": "ERROR", "error": "overloaded"}}
+        )
+    accumulator.feed(end())
+    with pytest.raises(StreamError, match="came after message-end"):
+        accumulator.feed(plan_events(["late"])[0])
+
+
+# --- requests ---------------------------------------------------------------------------
+
+
+def test_media_cohere_takes_and_refuses() -> None:
+    blocks = (
+        ct.TextBlock(text="Look:"),
+        ct.ImageUrlBlock(url="https://x.test/a.png", detail="high"),
+        ct.ImageBase64Block(data="QUJD", media_type="image/png"),
+    )
+    body = cohere.to_request([ct.UserMultimodalMessage(content=blocks)])
+    validate_cohere(body)
+    assert body["messages"][0]["content"] == [
+        {"type": "text", "text": "Look:"},
+        {"type": "image_url", "image_url": {"url": "https://x.test/a.png", "detail": "high"}},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}},
+    ]
+    audio = ct.UserMultimodalMessage(
+        content=(ct.AudioBase64Block(data="UklG", media_type="audio/wav"),)
+    )
+    with pytest.raises(
+        UnsupportedContent, match=r"block 0 \(audio_base64\): Cohere has no content item for audio"
+    ):
+        cohere.to_request([audio])
+    assert cohere.left_out([audio]) == [LeftOut(0, "audio", "Cohere has no content item for audio")]
+
+
+def test_results_pair_with_their_calls_and_unanswered_calls_are_refused() -> None:
+    turn = ct.AssistantMessage(
+        tool_calls=(
+            ct.ToolCall(name="f", arguments={}),
+            ct.ToolCall(id="has space", name="g", arguments={}),
+        )
+    )
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="go"),
+        turn,
+        ct.ToolResultMessage(tool_use_id="has space", content="g"),
+        ct.ToolResultMessage(tool_use_id="call_0", content="f"),
+    ]
+    body = cohere.to_request(transcript)
+    validate_cohere(body)
+    assert [c["id"] for c in body["messages"][1]["tool_calls"]] == ["call_1_0", "call_1_1"]
+    assert [m["tool_call_id"] for m in body["messages"][2:]] == ["call_1_1", "call_1_0"]
+    with pytest.raises(UnansweredCall, match="Cohere refuses a call without its result"):
+        cohere.to_request([*transcript[:3], ct.UserMessage(content="and f?")])
+
+
+def test_left_out_is_empty_for_what_cohere_produced() -> None:
+    transcript: list[ct.Message] = [ct.SystemMessage(content="s"), ct.UserMessage(content="q")]
+    for message, finish in (
+        (REASONED, "COMPLETE"),
+        (CITED, "COMPLETE"),
+        ({"tool_plan": PLAN, "tool_calls": [WEATHER]}, "TOOL_CALL"),
+    ):
+        transcript += with_results(cohere.from_response(reply(message, finish)))
+        transcript.append(ct.UserMessage(content="next"))
+    validate_cohere(cohere.to_request(transcript))
+    assert cohere.left_out(transcript) == []
+    other = ct.ProviderOutputItemsMessage(protocol="gemini", items=({"text": "x"},))
+    assert cohere.left_out([ct.UserMessage(content="q"), other]) == [
+        LeftOut(
+            1,
+            "items",
+            "'gemini' items belong to another provider; "
+            "Cohere is sent the assistant message beside them",
+        )
+    ]
+
+
+def test_a_request_shares_nothing_with_the_transcript() -> None:
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        *with_results(cohere.from_response(reply({**CITED, "content": CITED["content"]}))),
+        ct.UserMessage(content="and?"),
+        ct.AssistantMessage(
+            tool_calls=(ct.ToolCall(id="k", name="f", arguments={"deep": [{"a": 1}]}),)
+        ),
+        ct.ToolResultMessage(tool_use_id="k", content="r"),
+    ]
+    assert isinstance(transcript[1], ct.ProviderOutputItemsMessage)
+    assert_owned(lambda: cohere.to_request(transcript), transcript)
+
+
+@settings(max_examples=examples(60, 20))
+@given(cst.conversations(max_exchanges=3))
+def test_generated_requests_share_nothing_with_their_transcripts(
+    messages: list[ct.Message],
+) -> None:
+    assert_owned(lambda: cohere.to_request(messages, unsupported="note"), messages)
+
+
+# --- after a cancel ---------------------------------------------------------------------
+
+
+def _streams() -> list[list[dict[str, Any]]]:
+    return [calls_stream(), reasoning_stream(), citations_stream()]
+
+
+def test_every_cut_of_every_stream_makes_a_request_cohere_takes() -> None:
+    for events in _streams():
+        for cut in range(len(events) + 1):
+            for form in (events[:cut], as_sdk_events(events[:cut])):
+                accumulator = cohere.Accumulator()
+                feed_all(accumulator, form)
+                history = [
+                    ct.SystemMessage(content="s"),
+                    ct.UserMessage(content="q"),
+                    *accumulator.partial(),
+                ]
+                closed = ct.close_open_calls(history, "cancelled")
+                body = cohere.to_request([*closed, ct.UserMessage(content="never mind")])
+                validate_cohere(body)
+                if accumulator.finished:
+                    calls = [c["id"] for m in body["messages"] for c in m.get("tool_calls") or ()]
+                    assert [c.id for c in accumulator.reply().tool_calls] == calls
+
+
+# --- generated replies --------------------------------------------------------------------
+
+_texts = cst.texts(12)
+
+
+@st.composite
+def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A reply as Cohere sends it whole, and a stream that adds up to it."""
+    thought = draw(st.lists(_texts.filter(bool), max_size=3))
+    said = draw(st.lists(_texts.filter(bool), max_size=3))
+    plan = draw(st.lists(_texts.filter(bool), max_size=2))
+    named = draw(
+        st.lists(
+            st.tuples(
+                cst.texts(8).filter(bool),
+                st.dictionaries(cst.texts(6), cst.json_values(3), max_size=3),
+            ),
+            max_size=3,
+        )
+    )
+    calls = [
+        call(f"{name}_{n}", name, json.dumps(arguments, separators=(",", ":")))
+        for n, (name, arguments) in enumerate(named)
+    ]
+    message: dict[str, Any] = {"role": "assistant"}
+    content = []
+    events = [start()]
+    at = 0
+    if thought:
+        content.append({"type": "thinking", "thinking": "".join(thought)})
+        events += content_events(at, "thinking", thought)
+        at += 1
+    if calls:
+        if plan:
+            message["tool_plan"] = "".join(plan)
+            events += plan_events(plan)
+        for number, whole in enumerate(calls):
+            text = whole["function"]["arguments"]
+            events += call_events(number, whole, [text[:3], text[3:]])
+        message["tool_calls"] = calls
+    elif said:
+        content.append({"type": "text", "text": "".join(said)})
+        events += content_events(at, "text", said)
+    if content:
+        message["content"] = content
+    finish = "TOOL_CALL" if calls else "COMPLETE"
+    events.append(end(finish))
+    return {**reply(message, finish), "id": "2941521a"}, events
+
+
+@settings(max_examples=examples(80, 25))
+@given(_replies(), st.booleans())
+def test_generated_streams_equal_their_replies_and_go_back(
+    generated: tuple[dict[str, Any], list[dict[str, Any]]], sdk_form: bool
+) -> None:
+    whole, events = generated
+    expected = cohere.read_reply(whole)
+    assert cohere.read_reply(as_sdk_reply(whole)) == expected
+    assert cohere.read_reply(sdk.V2ChatResponse.model_validate(whole)) == expected
+    accumulator = cohere.Accumulator()
+    deltas = feed_all(accumulator, as_sdk_events(events) if sdk_form else events)
+    assert accumulator.reply() == expected
+    assert accumulator.partial() == accumulator.result() == expected.messages
+    assistant = expected.messages[-1]
+    assert isinstance(assistant, ct.AssistantMessage)
+    assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == assistant.content
+    assert "".join(d.text for d in deltas if isinstance(d, ThinkingDelta)) == "".join(
+        t.text for t in assistant.thinking
+    )
+    transcript: list[ct.Message] = [ct.UserMessage(content="q"), *with_results(expected.messages)]
+    transcript.append(ct.UserMessage(content="next"))
+    body = cohere.to_request(transcript)
+    validate_cohere(body)
+    lost = cohere.left_out(transcript)
+    # Only a reply of thinking alone (no text, no calls) loses anything: it sends no turn.
+    if assistant.content or assistant.tool_calls or not assistant.thinking:
+        assert lost == []
+    else:
+        assert [lo.what for lo in lost] == ["thinking"]
+
+
+@settings(max_examples=examples(60, 20))
+@given(_replies(), st.data())
+def test_a_generated_stream_cut_anywhere_makes_a_request_cohere_takes(
+    generated: tuple[dict[str, Any], list[dict[str, Any]]], data: st.DataObject
+) -> None:
+    _, events = generated
+    cut = data.draw(st.integers(0, len(events)))
+    accumulator = cohere.Accumulator()
+    feed_all(accumulator, events[:cut])
+    history: list[ct.Message] = [ct.UserMessage(content="q"), *accumulator.partial()]
+    closed = ct.close_open_calls(history, "cancelled")
+    body = cohere.to_request([*closed, ct.UserMessage(content="never mind")])
+    validate_cohere(body)
+    calls = [c["id"] for m in body["messages"] for c in m.get("tool_calls") or ()]
+    results = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    assert sorted(calls) == sorted(results)
