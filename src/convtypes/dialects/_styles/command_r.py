@@ -16,8 +16,8 @@ answers mark their spans with ``<co>...</co: 0:[1]>``: that markup is
 kept in the text, since the message has no place for what it cites.
 
 Command R and R+ (2024) wrote ``Action: ```json [...]``` `` instead, as
-plain text; vLLM reads it with no parser, and neither does this style: it
-cannot be told from an answer that shows such a block.
+plain text. No parser of vLLM reads that form, and neither does this
+style: it cannot be told from an answer that shows such a block.
 """
 
 from __future__ import annotations
@@ -66,11 +66,13 @@ def renamed(cur: Cursor, item: object) -> object:
     if not isinstance(item, dict):
         return item
     out: dict[str, Any] = {}
+    given: dict[str, str] = {}
     for key, value in item.items():
         name = _RENAMED.get(key, key)
         if name in out:
-            raise cur.error(f"a tool call that gives both {key!r} and {name!r}")
+            raise cur.error(f"a tool call that gives both {given[name]!r} and {key!r}")
         out[name] = value
+        given[name] = key
     return out
 
 
