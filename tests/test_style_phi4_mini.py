@@ -1,10 +1,11 @@
 """The ``"phi4_mini"`` style: Phi-4-mini, a JSON list of calls after ``functools``.
 
-Generations written from the instructions of Phi-4-mini's tool template
-("prefix function calls with functools marker (no closing marker
-required)", all calls in one JSON list; turns end on ``<|end|>``) and from
+Generations written from the instructions of vLLM's Phi-4-mini tool
+template ("prefix function calls with functools marker (no closing marker
+required)", all calls in one JSON list; turns end on ``<|end|>``), from
 vLLM's phi4mini parser and its tests (arguments under ``arguments`` or
-``parameters``).
+``parameters``), and from llama.cpp's template for the model (a call as
+``<|tool_call|>{...}<|/tool_call|>``).
 """
 
 from __future__ import annotations
@@ -64,6 +65,18 @@ READS: list[tuple[str, Any, object]] = [
         msg("Use functools.partial, or functools[0] fails: functools is not subscriptable."),
     ),
     ("No call needed. functools[]", None, msg("No call needed.")),
+    # llama.cpp's form: the model's own tokens around a call, or a list of them.
+    (
+        'Checking.<|tool_call|>{"name": "get_weather", "arguments": {"city": "Oslo"}}'
+        "<|/tool_call|><|end|>",
+        [WEATHER],
+        msg("Checking.", (call("get_weather", {"city": "Oslo"}),)),
+    ),
+    (
+        '<|tool_call|>[{"name": "f", "arguments": {}}, {"name": "g", "arguments": {"a": 1}}]',
+        None,
+        msg("", (call("f", {}), call("g", {"a": 1}))),
+    ),
     # Phi-4-mini-reasoning's block, and a plain answer.
     ("<think>\nSimple.\n</think>\nParis.<|end|>", None, msg("Paris.", thinking="Simple.")),
 ]
@@ -87,6 +100,11 @@ FAILS: list[tuple[str, str, int, Any]] = [
     ('functools[{"name": "f", "args": {}, "kwargs": {}}]', "has a key 'kwargs'", 10, None),
     (CALL + ", 7]", "expected a JSON tool call after ','", len(CALL) + 2, None),
     (CALL + " then", "expected ',' or ']'", len(CALL) + 1, None),
+    ("<|tool_call|>", "a <|tool_call|> with nothing after it", 0, None),
+    ("<|tool_call|>get_weather()", "does not hold a JSON tool call", 13, None),
+    ('<|tool_call|>{"name": "f", "arguments": {"a": ', "never closes", 0, None),
+    ('<|tool_call|>{"name": "f"} and', "followed by something other than <|/tool_call|>", 27, None),
+    ("Done.<|/tool_call|>", "a <|/tool_call|> with no <|tool_call|> before it", 5, None),
     (
         'functools[{"name": "rm_rf", "arguments": {}}]',
         "a call to 'rm_rf', which is not among the tools offered",

@@ -128,4 +128,5 @@ STYLE = Style(
     read=read,
     thinking={"<think>": "</think>", **dict(zip(THOUGHTS, RESPONSES, strict=True))},
     marks=(TOKEN,),
+    outranks=("hermes",),
 )
