@@ -68,7 +68,7 @@ def renamed(cur: Cursor, item: object) -> object:
     out: dict[str, Any] = {}
     given: dict[str, str] = {}
     for key, value in item.items():
-        name = _RENAMED.get(key, key)
+        name = _RENAMED[key] if key in _RENAMED else key
         if name in out:
             raise cur.error(f"a tool call that gives both {given[name]!r} and {key!r}")
         out[name] = value

@@ -103,6 +103,7 @@ def read(style: Style, cur: Cursor) -> Reading:
     """Reasoning in either form, then the answer."""
     yield from cur.skip_space()
     opener = yield from cur.startswith("<think>", *THOUGHTS)
+    closers: tuple[str, ...]
     if opener:
         cur.take(len(opener))
         closers = RESPONSES if opener in THOUGHTS else ("</think>",)
