@@ -76,6 +76,15 @@ READS: list[tuple[str, bool, Any, object]] = [
         None,
         msg("Hi.", thinking="short."),
     ),
+    # Reasoning opened by the prompt, closed by either form; one call object, no list.
+    (
+        "The user asks.\nHere is my response:\nHi.",
+        True,
+        None,
+        msg("Hi.", thinking="The user asks."),
+    ),
+    ("Hmm.</think><response>Hi.</response>", True, None, msg("Hi.", thinking="Hmm.")),
+    (TOKEN + '{"name": "f", "arguments": {}}', False, None, msg("", (call("f", {}),))),
     # A bare list of calls (vLLM's granite parser reads it); a list that is not
     # calls, and one naming no tool offered, are the answer's text.
     ("[" + BOSTON + "]", False, None, msg("", (BOSTON_CALL,))),

@@ -26,13 +26,15 @@ from typing import Final
 
 from .._json import parse_arguments
 from .._output_cursor import Cursor, Reading
-from .._output_style import THINK, Style, read_answer
+from .._output_style import Style, read_answer
 
 SECTION_BEGIN: Final = "<|tool_calls_section_begin|>"
 SECTION_END: Final = "<|tool_calls_section_end|>"
 CALL_BEGIN: Final = "<|tool_call_begin|>"
 ARGUMENT_BEGIN: Final = "<|tool_call_argument_begin|>"
 CALL_END: Final = "<|tool_call_end|>"
+THINK_OPEN: Final = "<think>"
+THINK_CLOSE: Final = "</think>"
 _STRAYS: Final = (SECTION_END, ARGUMENT_BEGIN, CALL_END)
 
 # functions.NAME:INDEX, NAME:INDEX; a name holds no white space, colon or markup.
@@ -110,12 +112,12 @@ def name_of(cur: Cursor, call_id: str, at: int) -> str:
 def read(style: Style, cur: Cursor) -> Reading:
     """Reasoning, ended by ``</think>`` or by the calls, then the answer."""
     yield from cur.skip_space()
-    if (yield from cur.startswith(*THINK)):
-        cur.take(len("<think>"))
+    if (yield from cur.startswith(THINK_OPEN)):
+        cur.take(len(THINK_OPEN))
     elif not cur.in_thinking:
         yield from read_answer(style, cur)
         return
-    tag = yield from cur.thinking_until("</think>", SECTION_BEGIN)
+    tag = yield from cur.thinking_until(THINK_CLOSE, SECTION_BEGIN)
     if tag == SECTION_BEGIN:
         yield from cur.section(read_section, tag)
     yield from read_answer(style, cur)
@@ -125,6 +127,7 @@ STYLE = Style(
     "kimi_k2",
     calls=dict.fromkeys((SECTION_BEGIN, CALL_BEGIN, *_STRAYS), read_section),
     read=read,
+    thinking={THINK_OPEN: THINK_CLOSE},
     ends=("<|im_end|>",),
     marks=(SECTION_BEGIN, CALL_BEGIN),
 )
