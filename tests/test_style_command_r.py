@@ -94,6 +94,19 @@ READS: list[tuple[str, bool, Any, object]] = [
         None,
         msg("Sunny in both.", thinking="Both results are in."),
     ),
+    # Text around the action, outside the response tokens.
+    (
+        "Let me look."
+        + ACTION
+        + "["
+        + entry("0", "get_weather", "{}")
+        + "]"
+        + END_ACTION
+        + " Back soon.",
+        False,
+        None,
+        msg("Let me look.\n\nBack soon.", (call("get_weather", {}, "0"),)),
+    ),
     # The action's end token left off by a stop sequence; a call with no id.
     (
         ACTION + '[{"tool_name": "get_time", "parameters": {}}]',

@@ -76,6 +76,13 @@ READS: list[tuple[str, bool, Any, object]] = [
         None,
         msg("Hi.", thinking="short."),
     ),
+    # Text after the list.
+    (
+        TOKEN + "[" + BOSTON + "] I will report back.",
+        False,
+        None,
+        msg("I will report back.", (BOSTON_CALL,)),
+    ),
     # Reasoning opened by the prompt, closed by either form; one call object, no list.
     (
         "The user asks.\nHere is my response:\nHi.",
