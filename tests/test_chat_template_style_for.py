@@ -94,6 +94,78 @@ FRAGMENTS: list[tuple[str, str, str | None]] = [
         '{{- "functions." + tool_call.name + "<|channel|>commentary " }}',
         "harmony",
     ),
+    (
+        "Granite 4",
+        "{{- '<|start_of_role|>assistant<|end_of_role|>' }}"
+        "{{- '<tool_call>\\n' + tool_call | tojson + '\\n</tool_call>' }}",
+        "hermes",
+    ),
+    (
+        "Granite 3.x",
+        "{{- '<|start_of_role|>assistant<|end_of_role|><|tool_call|>' + message['content'] + "
+        "'<|end_of_text|>\\n' }}",
+        "granite",
+    ),
+    (
+        "Granite 3.x, mentioning Granite 4's tag too",
+        "{# <tool_call> is Granite 4's #}{{- '<|tool_call|>' + calls | tojson }}",
+        "granite",
+    ),
+    (
+        "Kimi-K2",
+        "<|tool_calls_section_begin|>{%- for tool_call in message['tool_calls'] -%}"
+        "<|tool_call_begin|>{{ tool_call['id'] }}<|tool_call_argument_begin|>"
+        "{{ tool_call['function']['arguments'] | tojson }}<|tool_call_end|>{%- endfor -%}",
+        "kimi_k2",
+    ),
+    (
+        "Nemotron Nano 2",
+        "{{- '<TOOLCALL>[' -}}{%- for call in message.tool_calls -%}"
+        "{{- '{\"name\": ' + call.function.name | tojson -}}",
+        "nemotron",
+    ),
+    (
+        "MiniMax-M1",
+        "If you need to call tools, please respond with <tool_calls></tool_calls> XML tags, and "
+        "provide tool-name and json-object of arguments",
+        "minimax",
+    ),
+    (
+        "MiniMax-M2",
+        "{%- set toolcall_begin_token = '<minimax:tool_call>' -%}"
+        "{{- '<invoke name=\"' + tool_call.name + '\">' }}",
+        "minimax",
+    ),
+    (
+        "Command R7B",
+        "<|START_THINKING|>{{ message.tool_plan }}<|END_THINKING|><|START_ACTION|>[\\n"
+        '{"tool_call_id": "{{ tool_idx.value }}", "tool_name": "{{ tc.function.name }}"',
+        "command_r",
+    ),
+    (
+        "Phi-4-mini",
+        "{{ '<|' + message['role'] + '|>' + message['content'] + '<|tool|>' + message['tools'] + "
+        "'<|/tool|>' + '<|end|>' }}",
+        "phi4_mini",
+    ),
+    (
+        "Phi-4-mini, llama.cpp's template (its tokens are Granite 3's too)",
+        "{{- '<|tool|>' + (tool['function'] | tojson) + '<|/tool|>' -}}"
+        "{{- 'To use a tool, respond in this format: <|tool_call|>{...}<|/tool_call|>' -}}",
+        "phi4_mini",
+    ),
+    (
+        "Phi-4-mini, vLLM's tool template",
+        "  * prefix function calls with functools marker (no closing marker required)\\n"
+        '  * formatted as functools[{"name": [function name], "arguments": [...]}, ...]',
+        "phi4_mini",
+    ),
+    # Command R (2024) writes its calls as plain text no style reads.
+    (
+        "Command R",
+        "Write 'Action:' followed by a json-formatted list of actions that you want to perform",
+        None,
+    ),
     # No tools at all: nothing to tell the family by.
     (
         "plain ChatML",

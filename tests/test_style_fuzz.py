@@ -47,6 +47,27 @@ TAGS: dict[str, list[str]] = {
         "<\uff5ctool\u2581sep\uff5c>", "function", "```json\n", "```",
         "<\uff5cend\u2581of\u2581sentence\uff5c>",
     ],
+    "kimi_k2": [
+        "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
+        "<|tool_call_argument_begin|>", "<|tool_call_end|>", "functions.f:0", "0", "<|im_end|>",
+    ],
+    "granite": [
+        "<|tool_call|>", "<tool_call>", "</tool_call>", "<response>", "</response>",
+        "Here is my thought process:", "Here's my response:", '[{"name": "f", "arguments": {}}]',
+        "<|end_of_text|>",
+    ],
+    "nemotron": ["<TOOLCALL>", "</TOOLCALL>", '[{"name": "f", "arguments": "{}"}]', "<SPECIAL_12>"],
+    "minimax": [
+        "<tool_calls>", "</tool_calls>", "<minimax:tool_call>", "</minimax:tool_call>",
+        '<invoke name="f">', "</invoke>", '<parameter name="a">', "</parameter>", "[e~[", "~[",
+        "<end_of_sentence>",
+    ],
+    "command_r": [
+        "<|START_THINKING|>", "<|END_THINKING|>", "<|START_ACTION|>", "<|END_ACTION|>",
+        "<|START_RESPONSE|>", "<|END_RESPONSE|>", '{"tool_call_id": "0", "tool_name": "f"}',
+        "<|END_OF_TURN_TOKEN|>",
+    ],
+    "phi4_mini": ["functools[", "functools", "<|tool_call|>", "<|/tool_call|>", "<|end|>"],
 }  # fmt: skip
 
 

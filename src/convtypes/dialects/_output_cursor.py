@@ -471,7 +471,9 @@ class Cursor:
                     self._pos = len(buf)
                 else:
                     safe = len(piece) - held.partial(piece)
-                    safe = min(safe, ends.run_at_end(piece[:safe]))
+                    # An end token may end in what could begin another ("[e~[" of
+                    # MiniMax): the run that ends the whole piece is held back too.
+                    safe = min(safe, ends.run_at_end(piece[:safe]), ends.run_at_end(piece))
                     if safe > 0:
                         show(piece[:safe])
                         self._pos = pos + safe

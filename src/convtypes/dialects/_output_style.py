@@ -79,7 +79,9 @@ class Style:
       with no marker before them (Llama's JSON): it runs at the start of the
       answer and reads nothing if the answer does not begin with a call;
     - ``read``: for a family whose output has another shape, the reader of
-      the whole generation (``calls`` and ``opening`` are then unused);
+      the whole generation (``calls`` and ``opening`` then serve only if it
+      goes on to read the answer the usual way, as the built-in Kimi-K2 and
+      Granite styles do after reading their reasoning their own way);
     - ``marks``: text whose presence in a chat template says its model
       writes this way (see :func:`style_for`), and ``outranks``: the styles
       this one wins over when both are recognised (Qwen3.5's
