@@ -181,7 +181,9 @@ def test_provider_items_are_left_out_and_unknown_messages_refused() -> None:
 def test_a_wrong_argument_is_refused_at_the_call() -> None:
     with pytest.raises(ValueError, match='unsupported= must be "raise" or "note"'):
         to_messages([], unsupported="drop")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match='ids= must be "default" or "alnum9", not \'mistral\''):
+    with pytest.raises(
+        ValueError, match='ids= must be "default", "alnum9" or "kimi", not \'mistral\''
+    ):
         to_messages([], ids="mistral")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="message 0: not a convtypes message"):
         to_messages([{"role": "user", "content": "hi"}])  # type: ignore[list-item]
@@ -291,3 +293,36 @@ def test_generated_conversations(messages: list[ct.Message]) -> None:
             if not message.provenance.is_internal():
                 expected = ct.fence_external(expected)
             assert sent["content"] == expected
+
+
+def test_kimi_ids_name_their_tool_and_count_the_conversation_s_calls() -> None:
+    # Kimi-K2 reads a call's tool from its id, so every id it is shown is its own shape.
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="Weather in Oslo and Paris?"),
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="functions.weather:0", name="weather", arguments={"city": "Oslo"}),
+                ct.ToolCall(id="toolu_01", name="weather", arguments={"city": "Paris"}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="functions.weather:0", content="Rain"),
+        ct.ToolResultMessage(tool_use_id="toolu_01", content="Sun"),
+        ct.UserMessage(content="And the time?"),
+        ct.AssistantMessage(
+            tool_calls=(
+                # Named for another tool, and taken already: both replaced.
+                ct.ToolCall(id="functions.weather:5", name="clock", arguments={}),
+                ct.ToolCall(id="functions.weather:0", name="weather", arguments={}),
+                ct.ToolCall(name="clock", arguments={"tz": "CET"}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="functions.weather:5", content="9:00"),
+        ct.ToolResultMessage(tool_use_id="functions.weather:0", content="Rain"),
+        ct.ToolResultMessage(tool_use_id="call_2", content="9:00"),
+    ]
+    messages = to_messages(transcript, ids="kimi")
+    first = [call["id"] for call in messages[1]["tool_calls"]]
+    second = [call["id"] for call in messages[5]["tool_calls"]]
+    assert first == ["functions.weather:0", "functions.weather:1"]
+    assert second == ["functions.clock:2", "functions.weather:3", "functions.clock:4"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == [*first, *second]

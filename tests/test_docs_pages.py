@@ -84,5 +84,5 @@ def test_the_local_models_page_lists_every_style_and_end_token() -> None:
     names = _code_names(page)
     assert [token for token in COMMON_ENDS if token not in names] == []
     # Only Granite 4 writes hermes' <tool_call>; Granite 3 writes <|tool_call|>.
-    assert "Granite 4" in rows["hermes"] and "Granite 3" in rows["hermes"]
-    assert "<|tool_call|>" in rows["hermes"]
+    assert "Granite 4" in rows["hermes"] and '`"granite"`' in rows["hermes"]
+    assert "Granite 3" in rows["granite"] and "<|tool_call|>" in rows["granite"]

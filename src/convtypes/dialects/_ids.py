@@ -275,3 +275,41 @@ class Alnum9Ids(CallIds):
             if not taken(candidate):
                 return candidate
             serial += 1
+
+
+_KIMI: Final = re.compile(r"functions\.([^\s:]+):(\d+)")
+
+
+def usable_kimi(call_id: str) -> bool:
+    """Whether ``call_id`` is shaped as Kimi-K2 writes its ids: ``functions.NAME:N``."""
+    return _KIMI.fullmatch(call_id) is not None
+
+
+class KimiIds(CallIds):
+    """:class:`CallIds` whose ids are Kimi-K2's own: ``functions.NAME:N``.
+
+    Kimi's template writes each call's id into the prompt, and the model
+    reads the tool's name back out of it, so an id of any other shape
+    (``call_1_0``, ``toolu_...``) teaches it ids that name no tool. A call
+    whose id already names its own tool this way keeps it; any other gets
+    ``functions.<its name>:<n>``, with ``n`` counting the conversation's
+    calls from 0, as Kimi numbers them.
+    """
+
+    def call(self, index: int, position: int, call: ToolCall, send_id: bool = True) -> str:
+        call_id = call.id
+        match = _KIMI.fullmatch(call_id) if call_id is not None else None
+        if match is not None and match.group(1) == call.name and match.group(0) not in self._used:
+            out = match.group(0)
+        else:
+            if self._reserved is None:
+                self._reserved = _explicit_ids(self._messages)
+            serial = self._entered
+            out = f"functions.{call.name}:{serial}"
+            while out in self._reserved or out in self._used:
+                serial += 1
+                out = f"functions.{call.name}:{serial}"
+        self._used.add(out)
+        key = call_id if call_id is not None else positional_call_id(position)
+        self._enter(index, key, out, call.name, send_id)
+        return out

@@ -55,22 +55,25 @@ from ._errors import (
     unknown_message,
     unsupported_block,
 )
-from ._ids import Alnum9Ids, CallIds, safe_id, usable_alnum9
+from ._ids import Alnum9Ids, CallIds, KimiIds, safe_id, usable_alnum9, usable_kimi
 from ._send import data_url, tool_result_text, transcript_of
 
 DIALECT: Final = "the chat-template dialect"
 
-IdStyle = Literal["default", "alnum9"]
+IdStyle = Literal["default", "alnum9", "kimi"]
 """The shape of the tool-call ids ``to_messages`` sends.
 
 ``"default"``: a caller's id is kept when it is made of ``[A-Za-z0-9_-]``
 and at most 64 long; any other (or none, or one used before) becomes
 ``call_<message index>_<position>``. ``"alnum9"``: every id is exactly nine
 letters and digits, as Mistral's templates demand; an id of that shape is
-kept, any other is replaced by one made from the call's place.
+kept, any other is replaced by one made from the call's place. ``"kimi"``:
+every id is Kimi-K2's ``functions.NAME:N``, whose name the model reads back;
+an id of that shape naming the call's own tool is kept, any other becomes
+``functions.<name>:<n>``, ``n`` counting the conversation's calls.
 """
 
-ID_STYLES: Final = ("default", "alnum9")
+ID_STYLES: Final = ("default", "alnum9", "kimi")
 
 JOIN: Final = "\n\n"
 """What separates text blocks (and thinking blocks) joined into one string."""
@@ -133,11 +136,13 @@ def to_messages(
     """The transcript as Hugging Face chat messages (see the module's doc)."""
     check_unsupported(unsupported)
     if type(ids) is not str or ids not in ID_STYLES:
-        raise ValueError(f'ids= must be "default" or "alnum9", not {ids!r:.80}')
+        raise ValueError(f'ids= must be "default", "alnum9" or "kimi", not {ids!r:.80}')
     transcript = transcript_of(messages, "to_messages")
     calls: CallIds
     if ids == "alnum9":
         calls = Alnum9Ids(transcript, usable_alnum9, DIALECT)
+    elif ids == "kimi":
+        calls = KimiIds(transcript, usable_kimi, DIALECT)
     else:
         calls = CallIds(transcript, _usable_default, DIALECT)
     out: list[dict[str, Any]] = []
