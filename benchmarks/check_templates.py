@@ -471,7 +471,13 @@ def main() -> int:
     bad = False
     for path in files:
         template = path.read_text("utf-8")
-        ids: IdStyle = "alnum9" if "istral" in path.name else "default"
+        ids: IdStyle = (
+            "alnum9"
+            if "istral" in path.name
+            else "kimi"
+            if "kimi" in path.name.lower()
+            else "default"
+        )
         tally = Tally()
         rng = random.Random(f"{args.seed}:{path.name}")
         for number in range(args.count):
