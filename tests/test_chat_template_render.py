@@ -596,7 +596,7 @@ def test_the_module_imports_without_jinja2_and_render_says_what_to_install() -> 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
         "rendering a chat template needs jinja2, which is not installed: "
-        "pip install 'convtypes[templates]'"
+        "pip install 'jinja2>=3.1.6' (convtypes' templates extra)"
     )
 
 
