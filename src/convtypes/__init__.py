@@ -14,6 +14,7 @@ from ._codec import (
     decode_lenient_messages,
     decode_message,
     decode_messages,
+    enc_hook,
     encode,
     unknown_fields,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "decode_lenient_messages",
     "decode_message",
     "decode_messages",
+    "enc_hook",
     "encode",
     "fence_external",
     "iter_jsonl",

@@ -10,13 +10,16 @@ reference writes it.
 import math
 import struct
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Final, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Union, get_args
 
 from msgspec import Meta, Struct
 from msgspec.structs import force_setattr
 
 from ._errors import WireError
 from ._value import Check, ValueMeta, as_text
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 Checks = Mapping[str, Check]
 
@@ -137,6 +140,14 @@ class _Block(
     def is_audio(self) -> bool:
         """``True`` when the block carries audio, in any encoding."""
         return False
+
+    def __replace__(self, /, **changes: Any) -> "Self":
+        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
+        from ._replace import replace  # it imports this module
+
+        value: Any = self
+        changed: Self = replace(value, **changes)
+        return changed
 
 
 class TextBlock(_Block, frozen=True, kw_only=True, tag="text"):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Union, get_args
 from msgspec import Struct, field
 
 from ._content import CONTENT_BLOCK_TYPES, ContentBlock
+from ._hashing import hash_json
 from ._jsonvalue import (
     ARGUMENTS_DEPTH,
     ITEMS_DEPTH,
@@ -22,6 +23,9 @@ from ._jsonvalue import (
 from ._provenance import LenientProvenance, Provenance, as_provenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 Checks = Mapping[str, Check]
 
@@ -105,6 +109,18 @@ class ToolCall(
         "arguments": as_json_object(ARGUMENTS_DEPTH),
     }
 
+    def __hash__(self) -> int:
+        # The arguments are a dict, which Python does not hash (see _hashing).
+        return hash((ToolCall, self.id, self.name, hash_json(self.arguments)))
+
+    def __replace__(self, /, **changes: Any) -> "Self":
+        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
+        from ._replace import replace  # it imports this module
+
+        value: Any = self
+        changed: Self = replace(value, **changes)
+        return changed
+
 
 class ThinkingBlock(
     Struct,
@@ -132,6 +148,14 @@ class ThinkingBlock(
         "redacted_data": as_optional_text,
     }
 
+    def __replace__(self, /, **changes: Any) -> "Self":
+        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
+        from ._replace import replace  # it imports this module
+
+        value: Any = self
+        changed: Self = replace(value, **changes)
+        return changed
+
 
 # Every message shares these options: frozen for immutable values, kw_only so
 # wire order can put required fields after defaulted ones (repeated on each
@@ -152,7 +176,13 @@ class _Message(
     forbid_unknown_fields=True,
     tag_field="role",
 ):
-    pass
+    def __replace__(self, /, **changes: Any) -> "Self":
+        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
+        from ._replace import replace  # it imports this module
+
+        value: Any = self
+        changed: Self = replace(value, **changes)
+        return changed
 
 
 class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
@@ -263,6 +293,9 @@ class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provi
         items: tuple[DecodedJson, ...]
 
     _checks: ClassVar[Checks] = {"protocol": as_text, "items": as_json_array(ITEMS_DEPTH)}
+
+    def __hash__(self) -> int:
+        return hash((ProviderOutputItemsMessage, self.protocol, hash_json(self.items)))
 
 
 Message = Union[

@@ -10,7 +10,7 @@ one for a known variant, and a type checker asks for them in a ``match`` over
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
@@ -18,6 +18,9 @@ from ._errors import WireError
 from ._jsonvalue import ITEMS_DEPTH, MAX_DEPTH
 from ._nesting import excess_depth
 from ._value import known_tags
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["UnknownBlock", "UnknownMessage"]
 
@@ -85,6 +88,14 @@ class _Unknown:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         return self
+
+    def __replace__(self, /, **changes: Any) -> Self:
+        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
+        from ._replace import replace  # it imports this module
+
+        value: Any = self
+        changed: Self = replace(value, **changes)
+        return changed
 
 
 def _rebuild(cls: type[_Unknown], tag: str, raw: bytes) -> _Unknown:

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal, Union
 
 from msgspec import Struct
 
+from .._hashing import hash_json
 from .._messages import Message
 
 __all__ = [
@@ -87,6 +88,12 @@ class Usage(Struct, frozen=True, kw_only=True, gc=False):
     reasoning_tokens: int | None = None
     raw: dict[str, Any] | None = None
 
+    def __hash__(self) -> int:
+        # ``raw`` is a dict, which Python does not hash (see convtypes._hashing).
+        counts = (self.input_tokens, self.output_tokens, self.cache_read_tokens)
+        more = (self.cache_write_tokens, self.reasoning_tokens)
+        return hash((Usage, counts, more, hash_json(self.raw)))
+
 
 class Reply(Struct, frozen=True, kw_only=True):
     """A provider's reply: the messages to append, and what a backend needs to know.
@@ -104,6 +111,20 @@ class Reply(Struct, frozen=True, kw_only=True):
     usage: Usage = Usage()
     model: str | None = None
     id: str | None = None
+
+    def __hash__(self) -> int:
+        # ``messages`` is a list: hashed as the messages it holds when asked.
+        return hash(
+            (
+                Reply,
+                tuple(self.messages),
+                self.stop_reason,
+                self.provider_stop_reason,
+                self.usage,
+                self.model,
+                self.id,
+            )
+        )
 
 
 def token_count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:
