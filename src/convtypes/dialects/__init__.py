@@ -23,6 +23,9 @@ check foresaw is wrapped in one, with the original as ``__cause__``.
 send, and ``tools_to_request`` raises ``ToolSchemaError`` for a tool it
 cannot offer.
 
+:class:`Dialect` is that list as a type, which every dialect module
+satisfies: annotate ``dialect: Dialect`` and pass the module.
+
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
 :mod:`~convtypes.dialects.openai_responses`,
@@ -40,6 +43,7 @@ from ._errors import (
     Unsupported,
     UnsupportedContent,
 )
+from ._protocol import Dialect, StreamAccumulator
 from ._reply import (
     STOP_REASONS,
     Delta,
@@ -56,10 +60,12 @@ from ._tools import ToolChoice, ToolSchemaError, ToolSpec
 __all__ = [
     "STOP_REASONS",
     "Delta",
+    "Dialect",
     "DialectError",
     "Reply",
     "ResponseError",
     "StopReason",
+    "StreamAccumulator",
     "StreamError",
     "TextDelta",
     "ThinkingDelta",
