@@ -78,7 +78,9 @@ class Dialect(Protocol):
         """The conversation part of a request body."""
         ...
 
-    def tools_to_request(self, tools: Iterable[ToolSpec], /, *, choice: str = ...) -> dict[str, Any]:
+    def tools_to_request(
+        self, tools: Iterable[ToolSpec], /, *, choice: str = ...
+    ) -> dict[str, Any]:
         """The request fields that offer ``tools`` to the model."""
         ...
 
