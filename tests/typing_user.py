@@ -34,6 +34,7 @@ def assert_never(value: NoReturn) -> NoReturn:
     """
     raise AssertionError(f"unhandled: {value!r}")
 
+
 # ------------------------------------------------------------------ a backend
 
 

@@ -265,7 +265,6 @@ class ResultMessages(list[Message]):
     __slots__ = ()
 
     if TYPE_CHECKING:
-
         # Sound (a narrower result for one index), though both checkers ask
         # the overloads to line up with list's one for one.
         @overload  # type: ignore[override]
