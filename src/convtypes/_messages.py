@@ -263,7 +263,7 @@ class ToolResultMessage(_Message, frozen=True, kw_only=True, tag="tool_result"):
             *,
             tool_use_id: str,
             content: str,
-            provenance: LenientProvenance | Literal["internal", "external"] = ...,
+            provenance: LenientProvenance | Literal["internal", "external"] = Provenance.INTERNAL,
         ) -> None: ...
     else:
         provenance: Provenance = Provenance.INTERNAL
