@@ -22,16 +22,14 @@ from typing import NoReturn
 import msgspec
 
 import convtypes as ct
-from convtypes.dialects import Dialect, TextDelta, ToolSpec
+from convtypes.dialects import Dialect, TextDelta, ToolSpec, openai_chat
 from convtypes.mcp import from_result
 
 
+# A match's last case: both checkers refuse a call they can reach. In typing
+# from Python 3.11 on; written out so that the program runs on 3.10 with
+# nothing but convtypes installed.
 def assert_never(value: NoReturn) -> NoReturn:
-    """A match's last case: both checkers refuse a call they can reach.
-
-    ``typing.assert_never`` from Python 3.11 on; written out here so that
-    the program runs on 3.10 with nothing but convtypes installed.
-    """
     raise AssertionError(f"unhandled: {value!r}")
 
 
@@ -173,10 +171,9 @@ def count_distinct(messages: Iterable[ct.LenientMessage]) -> dict[ct.LenientMess
     return counts
 
 
-@functools.lru_cache(maxsize=8)
+@functools.cache  # keyed by tool specs, whose schemas are dicts
 def offered(tools: tuple[ToolSpec, ...]) -> int:
-    """A cache keyed by tool specs, whose schemas are dicts."""
-    return len({tool.name for tool in tools})
+    return len(openai_chat.tools_to_request(list(tools))["tools"])
 
 
 def queued(messages: Sequence[ct.LenientMessage]) -> bytes:
