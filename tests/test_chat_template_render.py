@@ -178,7 +178,7 @@ def _tokenizer() -> Any:
     seconds.
     """
     if sys.version_info < (3, 11):
-        # The test extra installs transformers only where its pinned release
+        # The test group installs transformers only where its pinned release
         # runs; there the comparison is made, on every later Python.
         pytest.skip("transformers 5.24.0, which the comparison is pinned to, needs Python 3.11")
     from tokenizers import Tokenizer, models
