@@ -481,3 +481,25 @@ def test_typing_only_constructors_take_what_replace_does() -> None:
             arg.arg: ast.unparse(arg.annotation or ast.Constant(None)) for arg in args.kwonlyargs
         }
         assert types == changes[replaced_by[name]], name
+
+
+def test_each_class_types_copy_replace_as_replace_does() -> None:
+    # __replace__ (what copy.replace calls) is declared for checkers on each
+    # class with the same TypedDict of changes as that class's replace overload.
+    overloads = {}
+    for node in ast.walk(_source_tree("_replace.py")):
+        if isinstance(node, ast.FunctionDef) and node.name == "replace" and node.decorator_list:
+            value = ast.unparse(node.args.posonlyargs[0].annotation or ast.Constant(None))
+            assert node.args.kwarg is not None and node.args.kwarg.annotation is not None
+            overloads[value] = ast.unparse(node.args.kwarg.annotation)
+    declared = {}
+    for module in ("_messages.py", "_content.py", "_unknown.py"):
+        for node in ast.walk(_source_tree(module)):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for item in ast.walk(node):
+                if isinstance(item, ast.FunctionDef) and item.name == "__replace__":
+                    kwarg = item.args.kwarg
+                    if kwarg is not None and kwarg.annotation is not None:
+                        declared[node.name] = ast.unparse(kwarg.annotation)
+    assert declared == overloads

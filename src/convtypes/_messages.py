@@ -25,7 +25,18 @@ from ._unknown import UnknownBlock, UnknownMessage
 from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing_extensions import Unpack
+
+    from ._replace import (
+        _AssistantChanges,
+        _ItemsChanges,
+        _MultimodalChanges,
+        _SystemChanges,
+        _ThinkingChanges,
+        _ToolCallChanges,
+        _ToolResultChanges,
+        _UserChanges,
+    )
 
 Checks = Mapping[str, Check]
 
@@ -109,17 +120,23 @@ class ToolCall(
         "arguments": as_json_object(ARGUMENTS_DEPTH),
     }
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ToolCallChanges]) -> "ToolCall":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     def __hash__(self) -> int:
         # The arguments are a dict, which Python does not hash (see _hashing).
         return hash((ToolCall, self.id, self.name, hash_json(self.arguments)))
 
-    def __replace__(self, /, **changes: Any) -> "Self":
-        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
-        from ._replace import replace  # it imports this module
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
 
-        value: Any = self
-        changed: Self = replace(value, **changes)
-        return changed
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
 
 
 class ThinkingBlock(
@@ -148,13 +165,19 @@ class ThinkingBlock(
         "redacted_data": as_optional_text,
     }
 
-    def __replace__(self, /, **changes: Any) -> "Self":
-        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
-        from ._replace import replace  # it imports this module
+    if TYPE_CHECKING:
 
-        value: Any = self
-        changed: Self = replace(value, **changes)
-        return changed
+        def __replace__(self, /, **changes: Unpack[_ThinkingChanges]) -> "ThinkingBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
+
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
 
 
 # Every message shares these options: frozen for immutable values, kw_only so
@@ -176,13 +199,13 @@ class _Message(
     forbid_unknown_fields=True,
     tag_field="role",
 ):
-    def __replace__(self, /, **changes: Any) -> "Self":
-        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
-        from ._replace import replace  # it imports this module
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
 
-        value: Any = self
-        changed: Self = replace(value, **changes)
-        return changed
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
 
 
 class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
@@ -192,6 +215,12 @@ class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
 
     _checks: ClassVar[Checks] = {"content": as_text}
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_SystemChanges]) -> "SystemMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
 
 class UserMessage(_Message, frozen=True, kw_only=True, tag="user"):
     """A user turn made of text only."""
@@ -199,6 +228,12 @@ class UserMessage(_Message, frozen=True, kw_only=True, tag="user"):
     content: str
 
     _checks: ClassVar[Checks] = {"content": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_UserChanges]) -> "UserMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multimodal"):
@@ -218,6 +253,13 @@ class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multi
     _checks: ClassVar[Checks] = {
         "content": as_tuple_of((*CONTENT_BLOCK_TYPES, UnknownBlock), "a content block"),
     }
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_MultimodalChanges]) -> "UserMultimodalMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     _nested: ClassVar[tuple[str, ...]] = ("content",)
 
 
@@ -238,6 +280,13 @@ class AssistantMessage(_Message, frozen=True, kw_only=True, tag="assistant"):
         "tool_calls": as_tuple_of((ToolCall,), "a ToolCall"),
         "thinking": as_tuple_of((ThinkingBlock,), "a ThinkingBlock"),
     }
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_AssistantChanges]) -> "AssistantMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     _nested: ClassVar[tuple[str, ...]] = ("tool_calls", "thinking")
 
 
@@ -274,6 +323,12 @@ class ToolResultMessage(_Message, frozen=True, kw_only=True, tag="tool_result"):
         "provenance": as_provenance,
     }
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ToolResultChanges]) -> "ToolResultMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
 
 class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provider_output_items"):
     """Opaque provider items that must go back to the provider verbatim.
@@ -293,6 +348,12 @@ class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provi
         items: tuple[DecodedJson, ...]
 
     _checks: ClassVar[Checks] = {"protocol": as_text, "items": as_json_array(ITEMS_DEPTH)}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ItemsChanges]) -> "ProviderOutputItemsMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
     def __hash__(self) -> int:
         return hash((ProviderOutputItemsMessage, self.protocol, hash_json(self.items)))

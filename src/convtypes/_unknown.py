@@ -20,7 +20,9 @@ from ._nesting import excess_depth
 from ._value import known_tags
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing_extensions import Unpack
+
+    from ._replace import _UnknownBlockChanges, _UnknownMessageChanges
 
 __all__ = ["UnknownBlock", "UnknownMessage"]
 
@@ -89,13 +91,13 @@ class _Unknown:
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         return self
 
-    def __replace__(self, /, **changes: Any) -> Self:
-        """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`, checks and all."""
-        from ._replace import replace  # it imports this module
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
 
-        value: Any = self
-        changed: Self = replace(value, **changes)
-        return changed
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
 
 
 def _rebuild(cls: type[_Unknown], tag: str, raw: bytes) -> _Unknown:
@@ -122,6 +124,12 @@ class UnknownMessage(_Unknown):
     def __init__(self, *, role: str, raw: bytes) -> None:
         super().__init__(role, raw)
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_UnknownMessageChanges]) -> UnknownMessage:
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     @property
     def role(self) -> str:
         """The role string the newer writer used."""
@@ -143,6 +151,12 @@ class UnknownBlock(_Unknown):
 
     def __init__(self, *, type: str, raw: bytes) -> None:
         super().__init__(type, raw)
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_UnknownBlockChanges]) -> UnknownBlock:
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
     @property
     def type(self) -> str:
