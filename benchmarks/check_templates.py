@@ -3,7 +3,7 @@
     python benchmarks/check_templates.py DIR [--count 200] [--seed 19] [--hypothesis 100]
 
 A developer's tool, never run by the tests: it needs transformers (the
-``test`` extra) and templates the project does not carry. For every
+``test`` dependency group) and templates the project does not carry. For every
 ``*.jinja`` file in DIR it renders generated conversations two ways, with
 ``render`` and with transformers' own ``apply_chat_template(to_messages(...),
 tokenize=False)``, through a tokenizer built in memory whose special tokens

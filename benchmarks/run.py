@@ -237,7 +237,7 @@ def targets(
 PAGE_HEAD = """# Performance
 
 Every figure here comes from one run of `python benchmarks/run.py --output
-docs/performance.md` (after `pip install '.[bench,test]'`), on the machine
+docs/performance.md` (after `pip install . --group bench --group test`), on the machine
 named below: a shared, noisy machine, so each ratio is the median of several
 interleaved rounds, with its range. Peers run side by side and take turns
 within each round; a codec peer runs in a fresh process of its own.

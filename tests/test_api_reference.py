@@ -11,11 +11,13 @@ convtypes' own, where griffe (the ``docs`` extra) is installed.
 
 from __future__ import annotations
 
+import enum
 import importlib
 import importlib.util
 import inspect
 import pkgutil
 import re
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -85,21 +87,34 @@ def test_every_public_function_class_and_method_has_a_docstring() -> None:
 # --- the griffe extension ----------------------------------------------------------
 
 
+def _extension(name: str) -> Any:
+    """A module of docs/_ext, loaded as mkdocstrings loads it: by its path."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "_ext" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_uses_both_extensions_and_shows_constructors() -> None:
+    config = (ROOT / "mkdocs.yml").read_text("utf-8")
+    assert "- docs/_ext/sphinx_roles.py:SphinxRoles\n" in config
+    assert "- docs/_ext/public_api.py:PublicAPI\n" in config
+    assert "merge_init_into_class: true\n" in config
+    assert "show_overloads: true\n" in config
+
+
 @pytest.fixture(scope="module")
 def loaded() -> tuple[Any, Any]:
-    """The package as griffe reads it for the API reference, and the extension's module."""
+    """The package as griffe reads it for the API reference, and the roles extension's module."""
     import griffe
 
-    spec = importlib.util.spec_from_file_location(
-        "sphinx_roles", ROOT / "docs" / "_ext" / "sphinx_roles.py"
-    )
-    assert spec is not None and spec.loader is not None
-    extension = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(extension)
+    extension = _extension("sphinx_roles")
+    public_api = _extension("public_api")
     package = griffe.load(
         "convtypes",
         search_paths=[str(ROOT / "src")],
-        extensions=griffe.load_extensions(extension.SphinxRoles()),
+        extensions=griffe.load_extensions(extension.SphinxRoles(), public_api.PublicAPI()),
         docstring_parser="sphinx",
     )
     return package, extension
@@ -155,3 +170,141 @@ def test_strategies_show_the_signature_a_caller_uses(loaded: tuple[Any, Any]) ->
     strategy = cst.conversations(max_exchanges=2)
     assert strategy is cst.conversations(max_exchanges=2)  # made once per arguments
     assert type(strategy).__module__.startswith("hypothesis")
+
+
+# --- what the reference shows: constructors, public names only ---------------------
+
+
+def _shown(package: Any) -> list[tuple[str, Any]]:
+    """(public path, griffe object) for each object the reference pages render."""
+    import griffe
+
+    extension = _extension("sphinx_roles")
+    found: list[tuple[str, Any]] = []
+    for module_path in extension.public_modules(package):
+        module = extension._lookup(package, module_path)
+        for name in module.exports or ():
+            target = extension._lookup(package, f"{module_path}.{name}")
+            if target is None or isinstance(target, griffe.Module):
+                continue
+            found.append((f"{module_path}.{name}", target))
+            if isinstance(target, griffe.Class):
+                members = {**target.inherited_members, **target.members}
+                for member_name, member in members.items():
+                    if member_name == "__init__" or not member_name.startswith("_"):
+                        found.append((f"{module_path}.{name}.{member_name}", member))
+    return found
+
+
+def _expressions(obj: Any) -> list[Any]:
+    """Every annotation, default, value and base the reference prints for ``obj``."""
+    import griffe
+
+    obj = obj.final_target if isinstance(obj, griffe.Alias) else obj
+    found: list[Any] = []
+    if isinstance(obj, griffe.Class):
+        found += obj.bases
+    if isinstance(obj, griffe.Function):
+        for each in [obj, *(obj.overloads or [])]:
+            found.append(each.returns)
+            for parameter in each.parameters:
+                found += [parameter.annotation, parameter.default]
+    if isinstance(obj, griffe.Attribute):
+        found += [obj.annotation, obj.value]
+    return [expr for expr in found if expr is not None]
+
+
+def _private_names(package: Any) -> set[str]:
+    """Names defined in convtypes that no public module exports."""
+    import griffe
+
+    extension = _extension("sphinx_roles")
+    homes = extension._public_homes(package)
+    public = {path.rsplit(".", 1)[-1] for path in homes.values()}
+    names = set()
+    for obj in extension._objects(package):
+        if isinstance(obj, (griffe.Class, griffe.Attribute, griffe.Function)) and obj.parent:
+            if obj.parent.is_module and obj.path not in homes and obj.name not in public:
+                names.add(obj.name)
+    return names
+
+
+def test_no_private_name_shows_in_the_reference(loaded: tuple[Any, Any]) -> None:
+    import griffe
+
+    package, _ = loaded
+    public_api = _extension("public_api").Public(package)
+    private = _private_names(package)
+    assert {"Data", "Encodable", "_Value", "_Message", "_ToolResultChanges"} <= private
+    shown = []
+    for path, obj in _shown(package):
+        for expr in _expressions(obj):
+            if isinstance(expr, griffe.Expr):
+                names = [n.name for n in expr.iterate(flat=True) if isinstance(n, griffe.ExprName)]
+                leaked = public_api.private_names(expr)
+            else:
+                names = re.findall(r"[A-Za-z_]\w*", str(expr))
+                leaked = []
+            leaked += [name for name in names if name in private or name.startswith("_")]
+            if leaked:
+                shown.append((path, str(expr), leaked))
+    assert shown == [], shown
+
+
+def test_every_public_class_shows_the_constructor_it_has(loaded: tuple[Any, Any]) -> None:
+    import griffe
+
+    package, _ = loaded
+    checked = []
+    for path, obj in _shown(package):
+        target = obj.final_target if isinstance(obj, griffe.Alias) else obj
+        if not isinstance(target, griffe.Class) or path.count(".") > _depth(path):
+            continue
+        runtime = _runtime(path)
+        if getattr(runtime, "_is_protocol", False):
+            continue  # Dialect and StreamAccumulator describe modules; none is built
+        init = target.all_members.get("__init__")
+        assert init is not None, f"{path} shows no constructor"
+        init = init.final_target if isinstance(init, griffe.Alias) else init
+        assert isinstance(init, griffe.Function), path
+        shown = [(p.name, p.kind.value) for p in init.parameters if p.name != "self"]
+        if isinstance(runtime, enum.EnumMeta):
+            # Provenance("external") finds a member. inspect shows the enum
+            # machinery's own call instead, which differs between Pythons.
+            members: list[Any] = list(runtime)
+            assert all(runtime(member.value) is member for member in members)
+            called = [("value", "positional or keyword")]
+        else:
+            called = [
+                (p.name, p.kind.description) for p in inspect.signature(runtime).parameters.values()
+            ]
+        assert shown == called, path
+        checked.append(path)
+    assert {"convtypes.ToolResultMessage", "convtypes.SystemMessage"} <= set(checked)
+    assert {"convtypes.dialects.ToolSpec", "convtypes.mcp.ResultMessages"} <= set(checked)
+    assert "convtypes.Provenance" in checked and "convtypes.WireError" in checked
+
+
+def _depth(path: str) -> int:
+    """How many dots a public class's path has: its module's, plus one."""
+    module = path.rsplit(".", 1)[0]
+    while module not in sys.modules:
+        module = module.rsplit(".", 1)[0]
+    return module.count(".") + 1
+
+
+def _runtime(path: str) -> Any:
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def test_replace_shows_each_class_keywords_not_a_private_typed_dict(
+    loaded: tuple[Any, Any],
+) -> None:
+    package, _ = loaded
+    overloads = package["_replace.replace"].overloads
+    result = next(o for o in overloads if str(o.returns) == "ToolResultMessage")
+    keywords = [p.name for p in result.parameters if p.kind.value == "keyword-only"]
+    assert keywords == ["tool_use_id", "content", "provenance"]
+    decode = package["_codec.decode"]
+    assert str(decode.parameters["data"].annotation) == "Union[bytes, bytearray, memoryview, str]"

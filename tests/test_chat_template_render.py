@@ -178,7 +178,7 @@ def _tokenizer() -> Any:
     seconds.
     """
     if sys.version_info < (3, 11):
-        # The test extra installs transformers only where its pinned release
+        # The test group installs transformers only where its pinned release
         # runs; there the comparison is made, on every later Python.
         pytest.skip("transformers 5.24.0, which the comparison is pinned to, needs Python 3.11")
     from tokenizers import Tokenizer, models
@@ -596,7 +596,7 @@ def test_the_module_imports_without_jinja2_and_render_says_what_to_install() -> 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
         "rendering a chat template needs jinja2, which is not installed: "
-        "pip install 'convtypes[templates]'"
+        "pip install 'jinja2>=3.1.6' (convtypes' templates extra)"
     )
 
 

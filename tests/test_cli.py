@@ -32,7 +32,7 @@ def run(
 
 
 def test_entry_point_is_installed() -> None:
-    assert SCRIPT.exists(), "install the package: pip install '.[test]'"
+    assert SCRIPT.exists(), "install the package: pip install . --group test"
     module = subprocess.run(
         [sys.executable, "-m", "convtypes", "check", "examples/transcripts"],
         capture_output=True,

@@ -43,7 +43,7 @@ def _loop() -> Any:
     block = next(
         b for b in re.findall(r"```python\n(.*?)```", text, re.DOTALL) if "def stream_turn" in b
     )
-    definition = block[: block.index("\nevents = [")]
+    definition = block[: block.index("\nevents: list[object] = [")]
     namespace: dict[str, Any] = {}
     exec(compile(definition, "README.md", "exec"), namespace)
     return namespace["stream_turn"]

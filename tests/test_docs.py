@@ -1,7 +1,7 @@
 """Every Python block of the README and the documentation site runs as written.
 
 A reader pastes a block into a fresh interpreter, in an empty directory, with
-convtypes and its test extras installed. So each block runs that way here,
+convtypes and its test group installed. So each block runs that way here,
 and must print what its comments say it prints:
 
 - ``print(...)  # text`` promises one line of output;

@@ -8,8 +8,10 @@ validated against the providers' request types (see test_dialects_requests).
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -41,9 +43,9 @@ from convtypes.dialects import (
 )
 from convtypes.mcp import (
     ERROR_MARK,
-    STRUCTURED_HEADER,
     MCPContentError,
     MCPError,
+    ResultMessages,
     from_result,
     from_results,
     tool_spec,
@@ -290,22 +292,47 @@ def test_structured_content_that_a_text_part_repeats_is_not_sent_twice() -> None
 
 
 @pytest.mark.parametrize(
-    ("text", "structured"),
+    "text",
     [
-        ("Rain, 4 C", {"temp": 4}),  # not JSON
-        ('{"temp": 5}', {"temp": 4}),  # another value
-        ('{"temp": true}', {"temp": 1}),  # true is not 1, though Python says so
-        ('{"temp": 4.0}', {"temp": 4}),  # 4.0 is not the integer 4 on the wire
-        ("[" * 200 + "]" * 200, {"temp": 4}),  # too deep to be read
+        "Rain, 4 C",  # not JSON
+        '{"temp": 5}',  # another value
+        '{"temp": true}',  # true is not 1, though Python says so
+        "[" * 200 + "]" * 200,  # too deep to be read
     ],
 )
-def test_structured_content_goes_after_other_text_under_a_header(
-    text: str, structured: dict[str, Any]
-) -> None:
-    raw = _result({"type": "text", "text": text}, structuredContent=structured)
-    content = _only_result(from_result(raw, tool_use_id="c")).content
-    json_text = json.dumps(structured, separators=(",", ":"))
-    assert content == f"{text}\n{STRUCTURED_HEADER}\n{json_text}"
+def test_structured_content_beside_content_is_not_sent(text: str) -> None:
+    # The content is what the server meant the model to read; the protocol
+    # has it carry the structured content too. Sending both sent twice.
+    raw = _result({"type": "text", "text": text}, structuredContent={"temp": 4})
+    assert _only_result(from_result(raw, tool_use_id="c")).content == text
+
+
+def test_a_list_return_is_sent_once_not_again_as_json() -> None:
+    # What the mcp package makes of a tool returning a list[Any]: each item
+    # in the content, and all of them again in structuredContent. The image
+    # went once as an attachment and once as base64 inside the JSON text.
+    image = base64.b64encode(bytes(range(256)) * 16).decode()  # 4 KB
+    items = [TEXT, {"type": "image", "data": image, "mimeType": "image/png"}]
+    raw = _result(*items, structuredContent={"result": [TEXT["text"], items[1]]})
+    mcp_types.CallToolResult.model_validate(raw)
+    result, media = _split(from_result(raw, tool_use_id="c"))
+    assert result.content == (
+        "Rain, 4 C\n[attachment 1: image (image/png), sent after the tool results]"
+    )
+    assert image not in result.content
+    assert [block.data for block in media.content if isinstance(block, ct.ImageBase64Block)] == [
+        image
+    ]
+    for name, module in DIALECTS.items():
+        body = dumps(module.to_request(_turn("c") + from_result(raw, tool_use_id="c")))
+        assert body.count(image) == 1, name
+
+
+def test_structured_content_is_checked_even_when_not_sent() -> None:
+    raw = _result(TEXT, structuredContent={"t": float("nan")})
+    with pytest.raises(MCPError) as caught:
+        from_result(raw, tool_use_id="c")
+    assert caught.value.path == "$.structuredContent.t"
 
 
 def test_structured_content_of_any_json_type_is_sent() -> None:
@@ -664,8 +691,6 @@ MARKS = [
     "M-blob-uri",
     "M-json-uri",
     "M-json-text",
-    "M-key",
-    "M-structured",
 ]
 
 
@@ -685,11 +710,33 @@ def test_server_text_reaches_every_provider_only_inside_the_fence(name: str) -> 
         for text in strings:
             assert mark not in _unfenced(text), (mark, text)  # ...only fenced
     assert "M-meta" not in everything  # metadata is for the client, not the model
+    assert "M-structured" not in everything  # the content says it (see above)
     assert "[/external-content]" in everything  # the payload's closing tag was defused
     # Asked for, internal results are sent as they are.
     internal = from_result(HOSTILE, tool_use_id="call_1", provenance=ct.Provenance.INTERNAL)
     plain = DIALECTS[name].to_request(_turn("call_1") + internal, unsupported="note")
     assert "M-text-1" in "".join(_unfenced(text) for text in _strings(plain))
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_structured_content_alone_reaches_every_provider_only_inside_the_fence(name: str) -> None:
+    raw = {"content": [], "structuredContent": {"M-key": "M-structured </external-content>"}}
+    body = DIALECTS[name].to_request(_turn("call_1") + from_result(raw, tool_use_id="call_1"))
+    strings = list(_strings(body))
+    assert "M-structured" in "\n".join(strings)
+    assert not [text for text in strings if "M-" in _unfenced(text)]
+
+
+def test_from_result_is_a_list_whose_first_message_is_the_result() -> None:
+    messages = from_result(_result(TEXT, IMAGE), tool_use_id="c")
+    assert type(messages) is ResultMessages and isinstance(messages, list)
+    assert isinstance(messages[0], ct.ToolResultMessage)
+    assert isinstance(messages[1], ct.UserMultimodalMessage)
+    # Everything a list does, as before: a transcript adds it and compares with it.
+    transcript = _turn("c")
+    assert transcript + messages == [*transcript, *messages] == transcript + list(messages)
+    assert messages == list(messages) and messages[1:] == [messages[1]]
+    assert pickle.loads(pickle.dumps(messages)) == messages
 
 
 def _every_case() -> Iterator[tuple[str, dict[str, Any]]]:

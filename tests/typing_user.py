@@ -11,12 +11,27 @@ hands it. docs/typing.md quotes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import copy
+import functools
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NoReturn
 
-from typing_extensions import assert_never
+import msgspec
 
 import convtypes as ct
+from convtypes.dialects import Dialect, TextDelta, ToolSpec, openai_chat
+from convtypes.mcp import from_result
+
+
+# A match's last case: both checkers refuse a call they can reach. In typing
+# from Python 3.11 on; written out so that the program runs on 3.10 with
+# nothing but convtypes installed.
+def assert_never(value: NoReturn) -> NoReturn:
+    raise AssertionError(f"unhandled: {value!r}")
+
 
 # ------------------------------------------------------------------ a backend
 
@@ -140,3 +155,83 @@ def keep_newer_turn(raw: bytes) -> ct.UserMultimodalMessage:
     return ct.UserMultimodalMessage(
         content=(ct.TextBlock(text="see:"), ct.UnknownBlock(type="hologram", raw=raw))
     )
+
+
+# ------------------------------------------------------------------ values as keys
+
+
+def count_distinct(messages: Iterable[ct.LenientMessage]) -> dict[ct.LenientMessage, int]:
+    """Messages hash (tool calls' arguments included), so they key a dict and fill a set."""
+    seen: set[ct.LenientMessage] = set()
+    counts: dict[ct.LenientMessage, int] = {}
+    for message in messages:
+        seen.add(message)
+        counts[message] = counts.get(message, 0) + 1
+    assert len(seen) == len(counts)
+    return counts
+
+
+@functools.cache  # keyed by tool specs, whose schemas are dicts
+def offered(tools: tuple[ToolSpec, ...]) -> int:
+    return len(openai_chat.tools_to_request(list(tools))["tools"])
+
+
+def queued(messages: Sequence[ct.LenientMessage]) -> bytes:
+    """encode takes any sequence of messages, as its type says."""
+    return ct.encode(deque(messages))
+
+
+def copied(message: ct.LenientMessage) -> ct.LenientMessage:
+    """copy.replace (Python 3.13) is convtypes.replace: checked, unknown fields kept."""
+    if sys.version_info >= (3, 13):
+        match message:
+            case ct.ToolResultMessage(content=text):
+                return copy.replace(message, content=text[:100], provenance=ct.Provenance.EXTERNAL)
+            case ct.UserMessage(content=text):
+                return copy.replace(message, content=text.upper())
+            case ct.AssistantMessage(tool_calls=calls):
+                return copy.replace(message, tool_calls=calls[:1])
+            case _:
+                pass
+    return message
+
+
+class Snapshot(msgspec.Struct):
+    """A record of the program's own that holds leniently decoded messages."""
+
+    device: str
+    messages: list[ct.LenientMessage]
+
+
+def archived(messages: list[ct.LenientMessage]) -> bytes:
+    """msgspec's own encoder writes lenient values with convtypes' hook."""
+    record = Snapshot(device="phone", messages=messages)
+    msgspec.to_builtins(record, enc_hook=ct.enc_hook)
+    return msgspec.json.encode(record, enc_hook=ct.enc_hook)
+
+
+# ------------------------------------------------------------------ MCP and dialects
+
+
+def mcp_answer(result: object, call_id: str) -> ct.LenientProvenance:
+    """The README's MCP example: the first message is the tool result."""
+    messages = from_result(result, tool_use_id=call_id)
+    return messages[0].provenance
+
+
+def stream_turn(dialect: Dialect, events: Iterable[object]) -> tuple[str, list[ct.Message]]:
+    """The README's loop, over any dialect module, typed."""
+    accumulator = dialect.Accumulator()
+    shown = ""
+    for event in events:
+        for delta in accumulator.feed(event):
+            if isinstance(delta, TextDelta):
+                shown += delta.text
+    assert accumulator.finished
+    return shown, accumulator.reply().messages
+
+
+def request(dialect: Dialect, transcript: list[ct.Message], tools: list[ToolSpec]) -> int:
+    body = dialect.to_request(transcript, fence_external=True, unsupported="note")
+    body.update(dialect.tools_to_request(tools, choice="auto"))
+    return len(body) + len(dialect.PROTOCOL)

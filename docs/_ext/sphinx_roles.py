@@ -25,20 +25,19 @@ from typing import Any
 
 import griffe
 
-# The modules a user imports from, in the order that decides a name's public
-# home: a name that two of them export is shown under the first.
-PUBLIC_MODULES = (
-    "convtypes",
-    "convtypes.dialects",
-    "convtypes.dialects.anthropic",
-    "convtypes.dialects.openai_chat",
-    "convtypes.dialects.openai_responses",
-    "convtypes.dialects.gemini",
-    "convtypes.dialects.ollama",
-    "convtypes.dialects.chat_template",
-    "convtypes.mcp",
-    "convtypes.strategies",
-)
+
+def public_modules(root: griffe.Module) -> list[str]:
+    """The modules a user imports from, in the order that decides a name's public home.
+
+    A name that two of them export is shown under the first: the package,
+    then each public module of it, a package before its own modules.
+    """
+    found = [root.path]
+    for name, module in sorted(root.modules.items()):
+        if not name.startswith("_"):
+            found += public_modules(module)
+    return found
+
 
 _ROLE = re.compile(r":(?:class|func|meth|attr|data|mod|exc|obj):`(~?)([\w.]+)(\(\))?`")
 _ESCAPED_SPACE = re.compile(r"``\\ ")
@@ -87,7 +86,7 @@ def _lookup(root: griffe.Module, path: str) -> griffe.Object | None:
 def _public_homes(root: griffe.Module) -> dict[str, str]:
     """Where each exported object is defined, mapped to the public path the reference shows."""
     homes: dict[str, str] = {}
-    for module_path in PUBLIC_MODULES:
+    for module_path in public_modules(root):
         module = _lookup(root, module_path)
         if module is None:
             continue

@@ -15,6 +15,7 @@ from ._codec import (
     decode_lenient_messages,
     decode_message,
     decode_messages,
+    enc_hook,
     encode,
     unknown_fields,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "decode_lenient_messages",
     "decode_message",
     "decode_messages",
+    "enc_hook",
     "encode",
     "estimate_tokens",
     "fence_external",

@@ -65,6 +65,7 @@ __all__ = [
     "decode_lenient_messages",
     "decode_message",
     "decode_messages",
+    "enc_hook",
     "encode",
     "unknown_fields",
 ]
@@ -363,6 +364,32 @@ def _write_unknown(value: object) -> msgspec.Raw | str:
     raise TypeError(f"cannot encode a {type(value).__name__}")
 
 
+def enc_hook(value: object) -> str | dict[str, Any]:
+    """The ``enc_hook`` that lets msgspec's own encoders write lenient values.
+
+    ``UnknownProvenance``, ``UnknownBlock`` and ``UnknownMessage`` are not
+    types msgspec knows, so ``msgspec.json.encode``, ``msgspec.to_builtins``
+    or ``msgspec.msgpack.encode`` of a leniently decoded value, alone or
+    inside a Struct of the program's own, raises unless given this hook:
+    ``msgspec.json.encode(record, enc_hook=convtypes.enc_hook)``. It returns
+    what :func:`encode` writes for them (the provenance's string, the
+    object's JSON as a dict), and raises ``NotImplementedError``, as msgspec
+    asks a hook to, for anything else; a program with a hook of its own
+    calls this one from it.
+
+    msgspec's encoders write a Struct's declared fields only, so the
+    unknown fields a value kept (:func:`unknown_fields`) are left out;
+    :func:`encode` is the one that writes them.
+    """
+    if isinstance(value, (UnknownMessage, UnknownBlock)):
+        written: dict[str, Any] = _DECODE_RAW(value.raw)
+        return written
+    if type(value) is UnknownProvenance:
+        return value.value
+    raise NotImplementedError(f"convtypes.enc_hook does not encode a {type(value).__name__}")
+
+
+_DECODE_RAW: Final = msgspec.json.Decoder(dict[str, Any]).decode
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_write_unknown)
 _encode: Final = _ENCODER.encode
 _VALUES: Final = (
@@ -380,18 +407,22 @@ _MESSAGES: Final = (*MESSAGE_TYPES, UnknownMessage)
 _PLAIN_MESSAGES: Final = frozenset(_MESSAGES)
 _ACCEPTS: Final = (
     "a convtypes value (a message, content block, tool call, thinking block or "
-    "provenance) or a list or tuple of messages"
+    "provenance) or a sequence of messages"
 )
+# Sequences that are not sequences of messages: text and bytes.
+_NOT_MESSAGES: Final = (str, bytes, bytearray, memoryview)
 
 
 def encode(value: Encodable) -> bytes:
-    """Encode a value, or a list or tuple of messages, to the reference's bytes.
+    """Encode a value, or a sequence of messages, to the reference's bytes.
 
-    Anything else raises ``TypeError``. Encoding adds no walk of its own:
-    every field was checked when the value was built or decoded. What is
-    left to fail here is what got in by changing a value's JSON in place
-    after it was built: text that UTF-8 cannot carry (a lone surrogate)
-    raises :class:`WireError` naming its path.
+    The sequence may be any ``Sequence`` (a list, a tuple, a ``deque``...),
+    and is written as a JSON array. Anything else raises ``TypeError``.
+    Encoding adds no walk of its own: every field was checked when the
+    value was built or decoded. What is left to fail here is what got in by
+    changing a value's JSON in place after it was built: text that UTF-8
+    cannot carry (a lone surrogate) raises :class:`WireError` naming its
+    path.
     """
     if type(value) in _PLAIN_VALUES:
         try:
@@ -404,6 +435,11 @@ def encode(value: Encodable) -> bytes:
 def _encode_other(value: Any) -> bytes:
     """:func:`encode` for a sequence of messages, a carrier, or anything refused."""
     kind = type(value)
+    if kind is not list and kind is not tuple and _is_sequence(value):
+        try:
+            return _encode_other(list(value))
+        except TypeError as err:
+            raise TypeError(str(err).replace("got a list", f"got a {kind.__name__}")) from None
     if kind is list or kind is tuple:
         # A transcript of plain messages, the common case, passes a check that
         # builds nothing: issuperset walks the types in C and stops at the
@@ -427,6 +463,10 @@ def _encode_other(value: Any) -> bytes:
         return _encode_with_unknowns(value) if careful else _encode(value)
     except Exception as exc:
         raise _encode_error(exc, value) from None
+
+
+def _is_sequence(value: object) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, _NOT_MESSAGES)
 
 
 def _encode_error(exc: Exception, value: Any) -> WireError:

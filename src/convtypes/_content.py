@@ -10,13 +10,28 @@ reference writes it.
 import math
 import struct
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Final, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Union, get_args
 
 from msgspec import Meta, Struct
 from msgspec.structs import force_setattr
 
 from ._errors import WireError
 from ._value import Check, ValueMeta, as_text
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._replace import (
+        _AudioBase64Changes,
+        _AudioPathChanges,
+        _AudioUrlChanges,
+        _ImageBase64Changes,
+        _ImageUrlChanges,
+        _TextChanges,
+        _VideoBase64Changes,
+        _VideoPathChanges,
+        _VideoUrlChanges,
+    )
 
 Checks = Mapping[str, Check]
 
@@ -138,6 +153,14 @@ class _Block(
         """``True`` when the block carries audio, in any encoding."""
         return False
 
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
+
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
+
 
 class TextBlock(_Block, frozen=True, kw_only=True, tag="text"):
     """Plain text."""
@@ -145,6 +168,12 @@ class TextBlock(_Block, frozen=True, kw_only=True, tag="text"):
     text: str
 
     _checks: ClassVar[Checks] = {"text": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_TextChanges]) -> "TextBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class ImageBase64Block(_Block, frozen=True, kw_only=True, tag="image_base64"):
@@ -155,6 +184,12 @@ class ImageBase64Block(_Block, frozen=True, kw_only=True, tag="image_base64"):
     """A MIME type such as ``image/png``."""
 
     _checks: ClassVar[Checks] = {"data": as_text, "media_type": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ImageBase64Changes]) -> "ImageBase64Block":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 # omit_defaults is off here: the reference always writes ``detail``, and
@@ -167,6 +202,12 @@ class ImageUrlBlock(_Block, frozen=True, kw_only=True, tag="image_url", omit_def
     """How closely the provider should look: ``auto``, ``low`` or ``high``."""
 
     _checks: ClassVar[Checks] = {"url": as_text, "detail": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ImageUrlChanges]) -> "ImageUrlBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class _Video(_Block, frozen=True, kw_only=True):
@@ -202,6 +243,12 @@ class VideoPathBlock(_Video, frozen=True, kw_only=True, tag="video_path"):
 
     _checks: ClassVar[Checks] = {"path": as_text}
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_VideoPathChanges]) -> "VideoPathBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
 
 class VideoUrlBlock(_Video, frozen=True, kw_only=True, tag="video_url"):
     """A video fetched over HTTP(S); ``fps`` and ``max_frames`` as for a path."""
@@ -211,6 +258,12 @@ class VideoUrlBlock(_Video, frozen=True, kw_only=True, tag="video_url"):
     max_frames: U32 | None = None
 
     _checks: ClassVar[Checks] = {"url": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_VideoUrlChanges]) -> "VideoUrlBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class VideoBase64Block(_Video, frozen=True, kw_only=True, tag="video_base64"):
@@ -222,6 +275,12 @@ class VideoBase64Block(_Video, frozen=True, kw_only=True, tag="video_base64"):
     max_frames: U32 | None = None
 
     _checks: ClassVar[Checks] = {"data": as_text, "media_type": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_VideoBase64Changes]) -> "VideoBase64Block":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class _Audio(_Block, frozen=True, kw_only=True):
@@ -243,6 +302,12 @@ class AudioPathBlock(_Audio, frozen=True, kw_only=True, tag="audio_path"):
 
     _checks: ClassVar[Checks] = {"path": as_text}
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_AudioPathChanges]) -> "AudioPathBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
 
 class AudioUrlBlock(_Audio, frozen=True, kw_only=True, tag="audio_url"):
     """Audio fetched over HTTP(S)."""
@@ -251,6 +316,12 @@ class AudioUrlBlock(_Audio, frozen=True, kw_only=True, tag="audio_url"):
     sample_rate: U32 | None = None
 
     _checks: ClassVar[Checks] = {"url": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_AudioUrlChanges]) -> "AudioUrlBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class AudioBase64Block(_Audio, frozen=True, kw_only=True, tag="audio_base64"):
@@ -261,6 +332,12 @@ class AudioBase64Block(_Audio, frozen=True, kw_only=True, tag="audio_base64"):
     sample_rate: U32 | None = None
 
     _checks: ClassVar[Checks] = {"data": as_text, "media_type": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_AudioBase64Changes]) -> "AudioBase64Block":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 ContentBlock = Union[

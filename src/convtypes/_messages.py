@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Union, get_args
 from msgspec import Struct, field
 
 from ._content import CONTENT_BLOCK_TYPES, ContentBlock
+from ._hashing import hash_json
 from ._jsonvalue import (
     ARGUMENTS_DEPTH,
     ITEMS_DEPTH,
@@ -22,6 +23,20 @@ from ._jsonvalue import (
 from ._provenance import LenientProvenance, Provenance, as_provenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._replace import (
+        _AssistantChanges,
+        _ItemsChanges,
+        _MultimodalChanges,
+        _SystemChanges,
+        _ThinkingChanges,
+        _ToolCallChanges,
+        _ToolResultChanges,
+        _UserChanges,
+    )
 
 Checks = Mapping[str, Check]
 
@@ -105,6 +120,24 @@ class ToolCall(
         "arguments": as_json_object(ARGUMENTS_DEPTH),
     }
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ToolCallChanges]) -> "ToolCall":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
+    def __hash__(self) -> int:
+        # The arguments are a dict, which Python does not hash (see _hashing).
+        return hash((ToolCall, self.id, self.name, hash_json(self.arguments)))
+
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
+
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
+
 
 class ThinkingBlock(
     Struct,
@@ -132,6 +165,20 @@ class ThinkingBlock(
         "redacted_data": as_optional_text,
     }
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ThinkingChanges]) -> "ThinkingBlock":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
+
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
+
 
 # Every message shares these options: frozen for immutable values, kw_only so
 # wire order can put required fields after defaulted ones (repeated on each
@@ -152,7 +199,13 @@ class _Message(
     forbid_unknown_fields=True,
     tag_field="role",
 ):
-    pass
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
+
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
 
 
 class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
@@ -162,6 +215,12 @@ class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
 
     _checks: ClassVar[Checks] = {"content": as_text}
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_SystemChanges]) -> "SystemMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
 
 class UserMessage(_Message, frozen=True, kw_only=True, tag="user"):
     """A user turn made of text only."""
@@ -169,6 +228,12 @@ class UserMessage(_Message, frozen=True, kw_only=True, tag="user"):
     content: str
 
     _checks: ClassVar[Checks] = {"content": as_text}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_UserChanges]) -> "UserMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multimodal"):
@@ -188,6 +253,13 @@ class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multi
     _checks: ClassVar[Checks] = {
         "content": as_tuple_of((*CONTENT_BLOCK_TYPES, UnknownBlock), "a content block"),
     }
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_MultimodalChanges]) -> "UserMultimodalMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     _nested: ClassVar[tuple[str, ...]] = ("content",)
 
 
@@ -208,6 +280,13 @@ class AssistantMessage(_Message, frozen=True, kw_only=True, tag="assistant"):
         "tool_calls": as_tuple_of((ToolCall,), "a ToolCall"),
         "thinking": as_tuple_of((ThinkingBlock,), "a ThinkingBlock"),
     }
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_AssistantChanges]) -> "AssistantMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     _nested: ClassVar[tuple[str, ...]] = ("tool_calls", "thinking")
 
 
@@ -233,7 +312,7 @@ class ToolResultMessage(_Message, frozen=True, kw_only=True, tag="tool_result"):
             *,
             tool_use_id: str,
             content: str,
-            provenance: LenientProvenance | Literal["internal", "external"] = ...,
+            provenance: LenientProvenance | Literal["internal", "external"] = Provenance.INTERNAL,
         ) -> None: ...
     else:
         provenance: Provenance = Provenance.INTERNAL
@@ -243,6 +322,12 @@ class ToolResultMessage(_Message, frozen=True, kw_only=True, tag="tool_result"):
         "content": as_text,
         "provenance": as_provenance,
     }
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ToolResultChanges]) -> "ToolResultMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
 
 class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provider_output_items"):
@@ -263,6 +348,15 @@ class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provi
         items: tuple[DecodedJson, ...]
 
     _checks: ClassVar[Checks] = {"protocol": as_text, "items": as_json_array(ITEMS_DEPTH)}
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_ItemsChanges]) -> "ProviderOutputItemsMessage":
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
+    def __hash__(self) -> int:
+        return hash((ProviderOutputItemsMessage, self.protocol, hash_json(self.items)))
 
 
 Message = Union[

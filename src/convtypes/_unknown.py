@@ -10,7 +10,7 @@ one for a known variant, and a type checker asks for them in a ``match`` over
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
@@ -18,6 +18,11 @@ from ._errors import WireError
 from ._jsonvalue import ITEMS_DEPTH, MAX_DEPTH
 from ._nesting import excess_depth
 from ._value import known_tags
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._replace import _UnknownBlockChanges, _UnknownMessageChanges
 
 __all__ = ["UnknownBlock", "UnknownMessage"]
 
@@ -86,6 +91,14 @@ class _Unknown:
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         return self
 
+    if not TYPE_CHECKING:  # each class types it for checkers, with its own fields
+
+        def __replace__(self, /, **changes):
+            """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
+            from ._replace import replace  # it imports this module
+
+            return replace(self, **changes)
+
 
 def _rebuild(cls: type[_Unknown], tag: str, raw: bytes) -> _Unknown:
     value = object.__new__(cls)
@@ -111,6 +124,12 @@ class UnknownMessage(_Unknown):
     def __init__(self, *, role: str, raw: bytes) -> None:
         super().__init__(role, raw)
 
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_UnknownMessageChanges]) -> UnknownMessage:
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
+
     @property
     def role(self) -> str:
         """The role string the newer writer used."""
@@ -132,6 +151,12 @@ class UnknownBlock(_Unknown):
 
     def __init__(self, *, type: str, raw: bytes) -> None:
         super().__init__(type, raw)
+
+    if TYPE_CHECKING:
+
+        def __replace__(self, /, **changes: Unpack[_UnknownBlockChanges]) -> UnknownBlock:
+            """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
+            ...
 
     @property
     def type(self) -> str:

@@ -27,6 +27,7 @@ from msgspec import Struct, StructMeta
 from msgspec.structs import force_setattr
 
 from ._errors import WireError
+from ._hashing import hash_json
 
 __all__ = [
     "UNKNOWN_FIELDS",
@@ -304,9 +305,10 @@ def _carrier_eq(self: Any, other: Any) -> Any:
 
 
 def _carrier_hash(self: Any) -> int:
-    # Unknown fields that hold arrays or objects cannot be hashed, just as a
-    # tool call's arguments cannot.
-    return hash((Struct.__hash__(self), tuple(unknown_fields(self).items())))
+    # The public class's hash, and the unknown fields hashed as JSON.
+    public: Any = public_class(type(self))
+    known: int = public.__hash__(self)
+    return hash((known, hash_json(unknown_fields(self))))
 
 
 def _carrier_copy(self: Any) -> Any:

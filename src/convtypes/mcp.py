@@ -19,10 +19,12 @@ How a ``CallToolResult`` becomes messages (``from_result``, ``from_results``):
   by convtypes, which carries nothing the server sent: the server's words
   stay in the tool result, where the dialects fence them.
 - ``isError: true`` puts :data:`ERROR_MARK` on the first line of the text.
-- ``structuredContent`` is sent as compact JSON text: alone when the result
-  has no other text, after the rest (below :data:`STRUCTURED_HEADER`) when it
-  has, and not at all when a text part already holds the same JSON value,
-  as the protocol asks servers to send it.
+- ``structuredContent`` is sent, as compact JSON text, only when ``content``
+  is empty. The protocol has a server that returns structured content send
+  it in the content too (as a text part), and the content is what it meant
+  a model to read; sending both would send each piece twice (an image, or
+  a list a tool returned, once as itself and once inside the JSON). It is
+  checked to be JSON either way.
 - A content type this version does not know raises :class:`MCPContentError`
   naming it; nothing is dropped.
 
@@ -38,7 +40,7 @@ import binascii
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, SupportsIndex, overload
 
 import msgspec
 
@@ -47,7 +49,6 @@ from ._errors import MAX_DEPTH, WireError
 from ._jsonvalue import check_json
 from ._locate import format_path
 from ._messages import Message, ToolResultMessage, UserMultimodalMessage
-from ._nesting import excess_depth
 from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from .dialects import ToolSpec, Unsupported
 from .dialects._copy import owned
@@ -55,9 +56,9 @@ from .dialects._errors import rebuild_error
 
 __all__ = [
     "ERROR_MARK",
-    "STRUCTURED_HEADER",
     "MCPContentError",
     "MCPError",
+    "ResultMessages",
     "from_result",
     "from_results",
     "tool_spec",
@@ -72,9 +73,6 @@ text, on a line of its own, with the server's text after it. It is as
 trustworthy as the server's flag: a server can write the same words into a
 result it marks as a success.
 """
-
-STRUCTURED_HEADER: Final = "Structured content (JSON):"
-"""The line before ``structuredContent`` when the result has other text too."""
 
 _KNOWN_TYPES: Final = ("text", "image", "audio", "resource_link", "resource")
 
@@ -106,8 +104,6 @@ _TEXT_APPLICATIONS: Final = frozenset(
 _SAFE_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 _ENCODER: Final = msgspec.json.Encoder()
-_SORTED_ENCODER: Final = msgspec.json.Encoder(order="sorted")
-_DECODER: Final = msgspec.json.Decoder()
 
 
 class MCPError(ValueError):
@@ -230,18 +226,6 @@ def _json_text(value: Any, path: list[str | int]) -> str:
         raise MCPError(f"cannot be written as JSON ({err})", _where(path)) from None
 
 
-def _same_json(text: str, canonical: bytes) -> bool:
-    """Whether ``text`` is JSON for the value whose sorted encoding is ``canonical``."""
-    stripped = text.strip()
-    if not stripped or excess_depth(stripped, MAX_DEPTH) is not None:
-        return False
-    try:
-        parsed = _DECODER.decode(stripped)
-    except msgspec.DecodeError:
-        return False
-    return bool(_SORTED_ENCODER.encode(parsed) == canonical)
-
-
 def _is_text_type(media_type: str | None) -> bool:
     if media_type is None:
         return False
@@ -260,6 +244,39 @@ def _decoded(blob: str, path: list[str | int]) -> bytes:
 
 
 # --- composing the messages ------------------------------------------------------
+
+
+if TYPE_CHECKING:
+    # As typeshed's list types the slice it takes.
+    _Slice = slice[SupportsIndex | None]
+
+
+class ResultMessages(list[Message]):
+    """What :func:`from_result` returns: its ``ToolResultMessage``, then any attachments.
+
+    A ``list`` of messages like any other, so a transcript adds it, extends
+    by it and compares with it as before; what it adds is a type: a checker
+    reads ``messages[0]`` as the :class:`~convtypes.ToolResultMessage` that
+    answers the call, so ``messages[0].provenance`` needs no narrowing.
+    ``messages[1]``, when there is one, is the ``UserMultimodalMessage`` of
+    the attachments. The promise is about the list as returned: put another
+    message first, and ``[0]`` is what you put there.
+    """
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        # Sound (a narrower result for one index), though both checkers ask
+        # the overloads to line up with list's one for one.
+        @overload  # type: ignore[override]
+        def __getitem__(self, index: Literal[0], /) -> ToolResultMessage: ...
+        @overload
+        def __getitem__(self, index: SupportsIndex, /) -> Message: ...
+        @overload
+        def __getitem__(self, index: _Slice, /) -> list[Message]: ...
+        def __getitem__(  # pyright: ignore[reportIncompatibleMethodOverride]
+            self, index: SupportsIndex | _Slice, /
+        ) -> Message | list[Message]: ...
 
 
 class _Batch:
@@ -382,16 +399,13 @@ def _result_text(raw: object, tool_use_id: str, batch: _Batch, path: list[str | 
     content = _get(result, "content", list, path)
     is_error = _get(result, "isError", bool, path, required=False)
     pieces: list[str] = []
-    texts: list[str] = []
     for position, item in enumerate(content):
         where: list[str | int] = [*path, "content", position]
         if not isinstance(item, dict):
             item = _plain(item, "a content item", where)
         kind = _get(item, "type", str, where)
         if kind == "text":
-            text = _get(item, "text", str, where)
-            texts.append(text)
-            pieces.append(text)
+            pieces.append(_get(item, "text", str, where))
         elif kind in ("image", "audio"):
             data = _get(item, "data", str, where)
             media_type = _media_type(_get(item, "mimeType", str, where), where)
@@ -408,13 +422,12 @@ def _result_text(raw: object, tool_use_id: str, batch: _Batch, path: list[str | 
                 _where(where, "type"),
                 kind,
             )
-    structured_path = [*path, "structuredContent"]
     structured = result.get("structuredContent")
     if structured is not None:
-        json_text = _json_text(structured, structured_path)
-        canonical = _SORTED_ENCODER.encode(structured)
-        if not any(_same_json(text, canonical) for text in texts):
-            pieces.append(f"{STRUCTURED_HEADER}\n{json_text}" if pieces else json_text)
+        # Checked either way; sent only where it is all the result says.
+        json_text = _json_text(structured, [*path, "structuredContent"])
+        if not content:
+            pieces.append(json_text)
     body = "\n".join(pieces)
     if is_error:
         return f"{ERROR_MARK}\n{body}" if body else ERROR_MARK
@@ -490,7 +503,7 @@ def from_result(
     tool_use_id: str,
     provenance: LenientProvenance = Provenance.EXTERNAL,
     unsupported: Unsupported = "raise",
-) -> list[Message]:
+) -> ResultMessages:
     """The messages one tool call's ``CallToolResult`` adds to the transcript.
 
     A ``ToolResultMessage`` answering ``tool_use_id``, marked ``provenance``
@@ -500,9 +513,13 @@ def from_result(
     ``from_result`` after another would put a user message between two
     results, which every dialect refuses. ``unsupported`` is as for
     :func:`from_results`; a malformed result raises :class:`MCPError` with
-    the path of the fault (``$.content[2].mimeType``).
+    the path of the fault (``$.content[2].mimeType``). The list returned is
+    a :class:`ResultMessages`, so a type checker knows its first message is
+    the ``ToolResultMessage``.
     """
-    return _messages([(tool_use_id, result)], provenance, unsupported, indexed=False)
+    return ResultMessages(
+        _messages([(tool_use_id, result)], provenance, unsupported, indexed=False)
+    )
 
 
 def tool_spec(tool: object, *, name: str | None = None) -> ToolSpec:

@@ -1,6 +1,6 @@
 """Hypothesis strategies for every convtypes value.
 
-Needs the ``hypothesis`` extra (``pip install 'convtypes[hypothesis]'``);
+Needs Hypothesis, the ``hypothesis`` extra (``pip install 'hypothesis>=6.100'``);
 ``import convtypes`` alone never imports this module. Every strategy yields
 only wire-valid values: what ``encode`` accepts and ``decode`` reads back
 equal. The project's own property tests are built on these.

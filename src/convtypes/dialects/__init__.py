@@ -23,6 +23,9 @@ check foresaw is wrapped in one, with the original as ``__cause__``.
 send, and ``tools_to_request`` raises ``ToolSchemaError`` for a tool it
 cannot offer.
 
+:class:`Dialect` is that list as a type, which every dialect module
+satisfies: annotate ``dialect: Dialect`` and pass the module.
+
 The modules are :mod:`~convtypes.dialects.anthropic`,
 :mod:`~convtypes.dialects.openai_chat`,
 :mod:`~convtypes.dialects.openai_responses`,
@@ -44,6 +47,7 @@ from ._errors import (
     UnsupportedContent,
 )
 from ._left_out import LEFT_OUT_KINDS, LeftOut, LeftOutKind
+from ._protocol import Dialect, StreamAccumulator
 from ._reply import (
     STOP_REASONS,
     Delta,
@@ -63,6 +67,7 @@ __all__ = [
     "STOP_REASONS",
     "Cache",
     "Delta",
+    "Dialect",
     "DialectError",
     "LeftOut",
     "LeftOutKind",
@@ -70,6 +75,7 @@ __all__ = [
     "Reply",
     "ResponseError",
     "StopReason",
+    "StreamAccumulator",
     "StreamError",
     "TextDelta",
     "ThinkingDelta",

@@ -11,15 +11,14 @@ cheaper one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal, Union
+from typing import Any, Final, Literal, Union
 
 from msgspec import Struct
 
 from .._conversation import positional_call_id
+from .._hashing import hash_json
+from .._jsonvalue import JsonValue
 from .._messages import AssistantMessage, Message
-
-if TYPE_CHECKING:
-    from .._jsonvalue import JsonValue
 
 __all__ = [
     "STOP_REASONS",
@@ -92,6 +91,12 @@ class Usage(Struct, frozen=True, kw_only=True, gc=False):
     reasoning_tokens: int | None = None
     raw: dict[str, Any] | None = None
 
+    def __hash__(self) -> int:
+        # ``raw`` is a dict, which Python does not hash (see convtypes._hashing).
+        counts = (self.input_tokens, self.output_tokens, self.cache_read_tokens)
+        more = (self.cache_write_tokens, self.reasoning_tokens)
+        return hash((Usage, counts, more, hash_json(self.raw)))
+
 
 class PendingCall(Struct, frozen=True, kw_only=True, gc=False):
     """A tool call of a reply, ready to run and answer.
@@ -106,6 +111,10 @@ class PendingCall(Struct, frozen=True, kw_only=True, gc=False):
     id: str
     name: str
     arguments: dict[str, JsonValue]
+
+    def __hash__(self) -> int:
+        # ``arguments`` is a dict: hashed as the JSON it holds, as a ToolCall is.
+        return hash((PendingCall, self.id, self.name, hash_json(self.arguments)))
 
 
 class Reply(Struct, frozen=True, kw_only=True):
@@ -145,6 +154,20 @@ class Reply(Struct, frozen=True, kw_only=True):
                         )
                     )
         return calls
+
+    def __hash__(self) -> int:
+        # ``messages`` is a list: hashed as the messages it holds when asked.
+        return hash(
+            (
+                Reply,
+                tuple(self.messages),
+                self.stop_reason,
+                self.provider_stop_reason,
+                self.usage,
+                self.model,
+                self.id,
+            )
+        )
 
 
 def token_count(usage: dict[str, Any], key: str, inner: str | None = None) -> int | None:

@@ -39,7 +39,9 @@ from ._template_errors import TemplateError
 MIN_JINJA2: Final = (3, 1, 6)
 """The oldest jinja2 trusted to sandbox a template: earlier ones have known escapes."""
 
-_INSTALL: Final = "pip install 'convtypes[templates]'"
+# What to install, said so that it holds however convtypes itself was installed
+# (no release is on a package index yet).
+_INSTALL: Final = "pip install 'jinja2>=3.1.6' (convtypes' templates extra)"
 
 SPECIAL_TOKENS: Final = frozenset(
     {

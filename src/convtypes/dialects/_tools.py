@@ -15,6 +15,7 @@ from typing import Any, Final, Literal, Union
 from msgspec import Struct, field
 
 from .._errors import MAX_DEPTH, WireError
+from .._hashing import hash_json
 from .._jsonvalue import check_json
 from ._errors import DialectError, short
 
@@ -73,6 +74,10 @@ class ToolSpec(Struct, frozen=True, kw_only=True):
             check_json(self.parameters, MAX_DEPTH, "parameters")
         except WireError as err:
             raise ValueError(f"ToolSpec.parameters is not JSON: {err}") from None
+
+    def __hash__(self) -> int:
+        # The schema is a dict, which Python does not hash (see convtypes._hashing).
+        return hash((ToolSpec, self.name, self.description, hash_json(self.parameters)))
 
 
 class ToolSchemaError(DialectError):

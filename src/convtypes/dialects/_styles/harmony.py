@@ -114,7 +114,7 @@ def read_header(cur: Cursor, header: _Header, tag: str) -> Reading:
         return
     if name.startswith("functions."):
         name = name[len("functions.") :]
-    kind = content_type(text, channel)
+    kind = _content_type(text, channel)
     cur.announce(name)
     content, stop = yield from cur.until(CALL, END, RETURN)
     try:
@@ -131,7 +131,7 @@ def read_header(cur: Cursor, header: _Header, tag: str) -> Reading:
     cur.add_call(name, arguments)
 
 
-def content_type(header: str, channel: re.Match[str] | None) -> str:
+def _content_type(header: str, channel: re.Match[str] | None) -> str:
     """The content type a header gives (``<|constrain|>json``, or a word after the channel)."""
     constrained = _CONSTRAIN.search(header)
     if constrained:
