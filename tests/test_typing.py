@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import test_dialects_readme as readme
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -503,3 +504,21 @@ def test_each_class_types_copy_replace_as_replace_does() -> None:
                     if kwarg is not None and kwarg.annotation is not None:
                         declared[node.name] = ast.unparse(kwarg.annotation)
     assert declared == overloads
+
+
+@pytest.mark.parametrize("name", sorted(readme.STREAMS))
+def test_the_typed_tool_loop_runs_on_every_dialect(name: str) -> None:
+    # The loop both checkers accept in typing_user.py answers every call by
+    # call.id, which is text on every dialect (Gemini's calls come without one).
+    dialect, events = readme.STREAMS[name]
+    history: list[ct.Message] = [ct.UserMessage(content="Weather in Oslo?")]
+    transcript = user.tool_turn(dialect, events(), history)
+    results = [m for m in transcript if isinstance(m, ct.ToolResultMessage)]
+    assert [m.content for m in results] == ["weather ran with ['city', 'days']"]
+    assert ct.open_calls(transcript) == []
+    # Cut after every event: what came is kept, its calls closed, the next request built.
+    stream = events()
+    for cut in range(len(stream) + 1):
+        closed, _ = user.cancelled_turn(dialect, stream[:cut], history)
+        assert ct.open_calls(closed) == []
+        assert closed[-1] == ct.UserMessage(content="Never mind.")

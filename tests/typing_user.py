@@ -231,6 +231,37 @@ def stream_turn(dialect: Dialect, events: Iterable[object]) -> tuple[str, list[c
     return shown, accumulator.reply().messages
 
 
+def tool_turn(
+    dialect: Dialect, events: Iterable[object], history: list[ct.Message]
+) -> list[ct.Message]:
+    """A generic tool loop's turn: stream the reply, run each call, answer it by its id."""
+    accumulator = dialect.Accumulator()
+    for event in events:
+        accumulator.feed(event)
+    reply = accumulator.reply()
+    transcript = [*history, *reply.messages]
+    for call in reply.tool_calls:  # every call has a str id, Gemini's too
+        ran = f"{call.name} ran with {sorted(call.arguments)}"
+        transcript.append(
+            ct.ToolResultMessage(tool_use_id=call.id, content=ran, provenance="external")
+        )
+    dialect.to_request(transcript)
+    return transcript
+
+
+def cancelled_turn(
+    dialect: Dialect, events: Iterable[object], history: list[ct.Message]
+) -> tuple[list[ct.Message], list[str]]:
+    """The user stops the reply: keep what came, close its calls, go on; and what a switch drops."""
+    accumulator = dialect.Accumulator()
+    for event in events:
+        accumulator.feed(event)
+    transcript = ct.close_open_calls([*history, *accumulator.partial()], "Cancelled by the user.")
+    transcript.append(ct.UserMessage(content="Never mind."))
+    dialect.to_request(transcript)
+    return transcript, [piece.what for piece in dialect.left_out(transcript)]
+
+
 def request(dialect: Dialect, transcript: list[ct.Message], tools: list[ToolSpec]) -> int:
     body = dialect.to_request(transcript, fence_external=True, unsupported="note")
     body.update(dialect.tools_to_request(tools, choice="auto"))

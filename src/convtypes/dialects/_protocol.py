@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from .._messages import Message
 from .._unknown import UnknownMessage
 from ._errors import Unsupported
+from ._left_out import LeftOut
 from ._reply import Delta, Reply
 from ._tools import ToolSpec
 
@@ -54,8 +55,7 @@ class StreamAccumulator(Protocol):
 
 
 class Dialect(Protocol):
-    """A dialect module, as a type: what ``anthropic``, ``openai_chat``,
-    ``openai_responses``, ``gemini`` and ``ollama`` all have.
+    """A dialect module, as a type: what every dialect module has.
 
     Annotate a parameter ``dialect: Dialect`` and pass the module:
     ``stream_turn(anthropic, events)``. Each member is described on the
@@ -90,6 +90,10 @@ class Dialect(Protocol):
 
     def read_reply(self, response: object, /) -> Reply:
         """The same messages in a :class:`Reply`, with stop reason and usage."""
+        ...
+
+    def left_out(self, messages: Iterable[Message | UnknownMessage], /) -> list[LeftOut]:
+        """What ``to_request`` of the same transcript does not send."""
         ...
 
     @property
