@@ -262,16 +262,20 @@ def test_the_readme_loop_streams_every_dialect(name: str) -> None:
     with contextlib.redirect_stdout(out):
         messages = _loop()(dialect, events())
     assert out.getvalue() == "Let me check.[calling weather]\ntool_use: 125 in, 30 out\n"
-    assistant = messages[-1]
+    *_, assistant, result = messages
     assert isinstance(assistant, ct.AssistantMessage)
     assert assistant.content == "Let me check."
     assert [(call.name, call.arguments) for call in assistant.tool_calls] == [
         ("weather", ARGUMENTS)
     ]
-    # The reply goes straight back into the next request of the same dialect.
+    # The loop answered the call by its id, so the reply and its result go
+    # straight back into the next request of the same dialect.
+    assert result == ct.ToolResultMessage(
+        tool_use_id=assistant.tool_calls[0].id or ct.positional_call_id(0),
+        content="weather is not wired up yet",
+    )
     transcript: list[ct.Message] = [ct.UserMessage(content="Weather in Oslo?"), *messages]
-    call_id = assistant.tool_calls[0].id or ct.positional_call_id(0)
-    transcript.append(ct.ToolResultMessage(tool_use_id=call_id, content="Rain, 4 C"))
+    assert ct.check_conversation(transcript) == []
     assert dialect.to_request(transcript)
 
 
