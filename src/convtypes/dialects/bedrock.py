@@ -724,7 +724,9 @@ def to_request(
     return _build(transcript_of(messages, "to_request"), fence_external, unsupported, ttl, None)
 
 
-def left_out(messages: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
     """What :func:`to_request` of ``messages`` does not send, in transcript order.
 
     Each :class:`~convtypes.dialects.LeftOut` names the message, a fixed
@@ -735,9 +737,11 @@ def left_out(messages: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
     cut call (``"call"``), media Converse cannot take (``"image"``,
     ``"video"``, ``"audio"``, whether ``to_request`` raises for them or sends
     a note) and fields a sent medium goes without (``"detail"``, ``"fps"``,
-    ``"max-frames"``, ``"sample-rate"``). Raises what ``to_request`` raises
-    for a transcript it cannot send at all.
+    ``"max-frames"``, ``"sample-rate"``). It takes ``unsupported`` as
+    ``to_request`` does, and names those media under either value. Raises
+    what ``to_request`` raises for a transcript it cannot send at all.
     """
+    check_unsupported(unsupported)
     notes: list[LeftOut] = []
     _build(transcript_of(messages, "left_out"), True, "note", None, notes)
     notes.sort(key=lambda note: note.index)

@@ -450,8 +450,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
 # --- what a request leaves out ------------------------------------------------------------
 
 
-def left_out(transcript: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
-    """What :func:`to_request` of ``transcript`` does not send, message by message.
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
+    """What :func:`to_request` of ``messages`` does not send, message by message.
 
     Named: another provider's items (``"items"``), and the fields of a kept
     message an assistant message takes no input for; a kept call cut off at
@@ -459,13 +461,17 @@ def left_out(transcript: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
     Cohere reply (``"thinking"``, ``"redacted-thinking"``), and a kept reply
     that holds nothing Cohere takes but thinking; images Cohere cannot read,
     audio and video (with ``unsupported="note"`` a note stands in their
-    place); an image ``detail`` it does not know. A message a newer writer
-    made is refused by ``to_request`` and not named here.
+    place); an image ``detail`` it does not know. It takes ``unsupported``
+    as ``to_request`` does, and names those media under either value.
+    Raises what ``to_request`` raises for a transcript it cannot send at all
+    (a message or block a newer writer made, a call without its result).
     """
-    messages = transcript_of(transcript, "left_out")
+    check_unsupported(unsupported)
+    transcript = transcript_of(messages, "left_out")
+    to_request(transcript, unsupported="note")  # raises what it raises, media aside
     out: list[LeftOut] = []
     kept: _Kept | None = None
-    for index, message in enumerate(messages):
+    for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
