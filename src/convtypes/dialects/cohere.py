@@ -848,9 +848,13 @@ _EVENTS: Final = frozenset(
 
 
 class _Call:
-    """A streamed call: its id and name, its argument text as it grows, where it began."""
+    """A streamed call: its id and name, its argument text as it grows, where it began.
 
-    __slots__ = ("call_id", "name", "pieces", "position", "started")
+    ``ended`` once its ``tool-call-end`` came: a call without arguments is
+    whole then, though its text (``""``) is no object.
+    """
+
+    __slots__ = ("call_id", "ended", "name", "pieces", "position", "started")
 
     def __init__(self, call_id: str | None, name: str, position: int, started: int) -> None:
         self.call_id = call_id
@@ -858,6 +862,7 @@ class _Call:
         self.pieces: list[str] = []
         self.position = position
         self.started = started
+        self.ended = False
 
     def raw(self) -> dict[str, Any]:
         call: dict[str, Any] = {"function": {"name": self.name, "arguments": "".join(self.pieces)}}
@@ -929,9 +934,14 @@ class Accumulator(StreamReader):
                 raise fail(f"the citation is not an object: {short(citation)}")
             self._citations.append(citation)
             return []
-        if kind in ("citation-end", "content-end", "tool-call-end"):
+        if kind in ("citation-end", "content-end"):
             return []
         at = data.get("index")
+        if kind == "tool-call-end":
+            ended = self._calls.get(at) if type(at) is int else None
+            if ended is not None:
+                ended.ended = True
+            return []
         if type(at) is not int:
             raise fail("has no integer index")
         if kind == "content-start" or kind == "content-delta":
@@ -1115,10 +1125,10 @@ def _message_of(data: dict[str, Any], fail: Any) -> dict[str, Any]:
 
 
 def _whole(call: _Call) -> bool:
-    """Whether a call's argument text is a complete object."""
+    """Whether a call's arguments are complete: an object, or none once the call ended."""
     text = "".join(call.pieces)
     if text == "" or text.isspace():
-        return False
+        return call.ended
     try:
         parse_arguments(text)
     except ValueError:
