@@ -311,6 +311,20 @@ def test_the_user_program_runs_as_the_readme_says(tmp_path: Path) -> None:
     assert user.append_or_repair(log, [turns[0]]) == 0
 
 
+@pytest.mark.parametrize("name", list(user.DIALECTS))
+def test_the_typed_tool_loop_runs_on_every_dialect(name: str) -> None:
+    from test_dialects_readme import STREAMS
+
+    _, events = STREAMS[name]
+    transcript: list[ct.Message] = [ct.UserMessage(content="Weather in Oslo?")]
+    log: list[str] = []
+    body = user.next_request(user.DIALECTS[name], transcript, events(), log)
+    assert "".join(log) == "Let me check." and body
+    result = transcript[-1]
+    assert isinstance(result, ct.ToolResultMessage) and result.content == "weather ran"
+    assert ct.check_conversation(transcript) == []
+
+
 # ------------------------------------------- what only type checkers read
 
 

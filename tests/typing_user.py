@@ -1,8 +1,9 @@
 # pyright: strict
 """A user's program, written the way the README teaches, in strict mode.
 
-A backend that builds requests, a sync layer that keeps what newer writers
-send, and a migration check. tests/test_typing.py has mypy --strict and
+A backend that builds requests, a tool loop written once for every
+provider, a sync layer that keeps what newer writers send, and a migration
+check. tests/test_typing.py has mypy --strict and
 pyright --strict accept it, refuse the mistakes in typing_refused.py, and
 runs it on every kind of value a decode can return, lenient ones included:
 a program both checkers accept must not fail at run time on what convtypes
@@ -11,12 +12,28 @@ hands it. docs/typing.md quotes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any, Protocol
 
 from typing_extensions import assert_never
 
 import convtypes as ct
+from convtypes.dialects import (
+    Delta,
+    LeftOut,
+    Reply,
+    TextDelta,
+    Unsupported,
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 
 # ------------------------------------------------------------------ a backend
 
@@ -81,6 +98,66 @@ def prompt_lines(message: ct.LenientMessage) -> list[str]:
             return [f"[a {role} message this version does not know]"]
         case _:
             assert_never(message)
+
+
+# ------------------------------------------------------------------ a tool loop, once for all
+
+
+class Stream(Protocol):
+    def feed(self, event: object) -> list[Delta]: ...
+    def partial(self) -> list[ct.Message]: ...
+    def reply(self) -> Reply: ...
+
+
+class Dialect(Protocol):
+    """What a backend calls on every provider's module alike."""
+
+    def to_request(
+        self,
+        messages: Iterable[ct.Message | ct.UnknownMessage],
+        *,
+        fence_external: bool = ...,
+        unsupported: Unsupported = ...,
+    ) -> dict[str, Any]: ...
+
+    def read_reply(self, response: object) -> Reply: ...
+
+    def left_out(
+        self, messages: Iterable[ct.Message | ct.UnknownMessage], *, unsupported: Unsupported = ...
+    ) -> list[LeftOut]: ...
+
+    @property
+    def Accumulator(self) -> Callable[[], Stream]: ...
+
+
+# Every dialect module is a Dialect: both checkers compare each one with it.
+DIALECTS: dict[str, Dialect] = {
+    "anthropic": anthropic,
+    "openai_chat": openai_chat,
+    "openai_responses": openai_responses,
+    "gemini": gemini,
+    "ollama": ollama,
+    "bedrock": bedrock,
+    "mistral": mistral,
+    "cohere": cohere,
+}
+
+
+def next_request(
+    dialect: Dialect, transcript: list[ct.Message], events: Iterable[object], log: list[str]
+) -> dict[str, Any]:
+    """Stream a reply, answer its calls by their ids, and build the next request."""
+    stream = dialect.Accumulator()
+    for event in events:
+        for delta in stream.feed(event):
+            if isinstance(delta, TextDelta):
+                log.append(delta.text)
+    reply = stream.reply()
+    transcript += reply.messages
+    for call in reply.tool_calls:  # call.id is a str, even for Gemini's calls
+        transcript.append(ct.ToolResultMessage(tool_use_id=call.id, content=f"{call.name} ran"))
+    log += [f"{piece.index}: {piece.what}" for piece in dialect.left_out(transcript)]
+    return dialect.to_request(transcript)
 
 
 # ------------------------------------------------------------------ a sync layer
