@@ -17,6 +17,7 @@ from typing import Any
 from strict_models import strict_validate
 
 ALNUM9 = re.compile(r"[A-Za-z0-9]{9}")
+FUNCTION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 # --- what Mistral takes ---------------------------------------------------------------
 
@@ -35,9 +36,11 @@ def mistral_rules(messages: list[dict[str, Any]]) -> None:
     The rules of mistral-common's serving validator, with the newest
     tokenizers' (v13) pairing by id: the order of roles; every call of an
     assistant message answered, once, by a ``tool`` message before the next
-    assistant message or the end; ids of nine letters and digits; a
-    ``prefix`` assistant message only last; the last message a user or tool
-    message, or an assistant message with ``prefix``.
+    assistant message or the end; ids of nine letters and digits; function
+    names (of a call, and of a ``tool`` message that names one) of letters,
+    digits, ``_`` and ``-``, at most 64; a ``prefix`` assistant message only
+    last; the last message a user or tool message, or an assistant message
+    with ``prefix``.
     """
     assert messages, "Conversation must have at least one message"
     roles = [message["role"] for message in messages]
@@ -58,6 +61,8 @@ def mistral_rules(messages: list[dict[str, Any]]) -> None:
         if message["role"] == "tool":
             call_id = message["tool_call_id"]
             assert ALNUM9.fullmatch(call_id), f"Tool call id was {call_id}"
+            if "name" in message:
+                assert FUNCTION_NAME.fullmatch(message["name"]), f"Function name {message['name']}"
             assert call_id in expected and call_id not in seen, f"unexpected result {call_id}"
             seen.add(call_id)
         elif message["role"] == "assistant":
@@ -65,6 +70,9 @@ def mistral_rules(messages: list[dict[str, Any]]) -> None:
             expected, seen = set(), set()
             for call in message.get("tool_calls") or ():
                 assert ALNUM9.fullmatch(call["id"]), f"Tool call id was {call['id']}"
+                name = call.get("function", {}).get("name")
+                if name is not None:
+                    assert FUNCTION_NAME.fullmatch(name), f"Function name was {name}"
                 assert call["id"] not in expected, f"Duplicate tool call id {call['id']}"
                 expected.add(call["id"])
     assert len(expected) == len(seen), "Not the same number of function calls and responses"

@@ -44,6 +44,7 @@ from convtypes.dialects import (
     bedrock,
     openai_chat,
 )
+from convtypes.dialects._tools import spelled_name
 
 from bedrock_replies import (
     REDACTED,
@@ -2008,7 +2009,7 @@ def test_any_well_formed_conversation_makes_a_request_boto3_takes(
     names = sorted(
         {call.name for m in messages if isinstance(m, ct.AssistantMessage) for call in m.tool_calls}
     )
-    specs = [ToolSpec(name=bedrock._tool_name(name)) for name in names] or [ToolSpec(name="f")]
+    specs = [ToolSpec(name=spelled_name(name)) for name in names] or [ToolSpec(name="f")]
     unique = list({spec.name: spec for spec in specs}.values())
     validate(body, bedrock.tools_to_request(unique, cache=cache))
     calls = [b["toolUse"] for m in body["messages"] for b in m["content"] if "toolUse" in b]

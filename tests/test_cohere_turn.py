@@ -531,6 +531,25 @@ def test_partial_keeps_what_arrived_and_only_whole_calls() -> None:
         accumulator.result()
 
 
+def test_partial_keeps_a_call_without_arguments_once_it_ends() -> None:
+    # Cohere streams a call without arguments as "" and then tool-call-end:
+    # the call is whole there, though its text is no object yet.
+    clock = call("currentTime_y46ar19t5gvw", "currentTime", "")
+    events = [start(), *plan_events(["I will check the time."]), *call_events(0, clock, [])]
+    for form in (events, as_sdk_events(events)):
+        accumulator = cohere.Accumulator()
+        feed_all(accumulator, form[:-1])
+        assert ct.open_calls(accumulator.partial()) == []  # begun, not ended: not yet whole
+        accumulator.feed(form[-1])
+        assistant = accumulator.partial()[-1]
+        clock_call = ct.ToolCall(id="currentTime_y46ar19t5gvw", name="currentTime", arguments={})
+        assert assistant == ct.AssistantMessage(
+            content="I will check the time.", tool_calls=(clock_call,)
+        )
+        accumulator.feed(end("TOOL_CALL"))
+        assert accumulator.partial() == accumulator.result()
+
+
 def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
     events = [
         start(),

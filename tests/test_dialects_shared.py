@@ -1,13 +1,31 @@
-"""The pieces every dialect shares: a reply's calls ready to answer, cache= read alike."""
+"""The pieces every dialect shares: a reply's calls ready to answer, cache= read alike,
+left_out called alike."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 import pytest
 
 import convtypes as ct
-from convtypes.dialects import PendingCall, Reply
+from convtypes.dialects import (
+    LeftOut,
+    PendingCall,
+    Reply,
+    UnansweredCall,
+    UnmatchedResult,
+    Unsupported,
+    UnsupportedContent,
+    anthropic,
+    bedrock,
+    cohere,
+    gemini,
+    mistral,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
 from convtypes.dialects._cache import cache_ttl
 
 
@@ -65,3 +83,79 @@ def test_the_ownership_check_finds_a_shared_dict() -> None:
         return {"input": [{"type": "x", "n": [1]}]}
 
     assert assert_owned(owned, [items]) == owned()
+
+
+# --- the same surface on every dialect --------------------------------------------------
+
+_DIALECTS = {
+    "anthropic": anthropic,
+    "openai_chat": openai_chat,
+    "openai_responses": openai_responses,
+    "gemini": gemini,
+    "ollama": ollama,
+    "bedrock": bedrock,
+    "mistral": mistral,
+    "cohere": cohere,
+}
+
+
+class _LeftOut(Protocol):
+    """What a backend writes against every dialect's ``left_out`` (mypy checks the modules)."""
+
+    def left_out(
+        self, messages: Iterable[ct.Message | ct.UnknownMessage], *, unsupported: Unsupported = ...
+    ) -> list[LeftOut]: ...
+
+
+_TYPED: list[_LeftOut] = [anthropic, openai_chat, openai_responses, gemini, ollama]
+_TYPED += [bedrock, mistral, cohere]
+
+
+@pytest.mark.parametrize("dialect", _TYPED, ids=list(_DIALECTS))
+def test_left_out_takes_the_transcript_and_unsupported_as_to_request_does(
+    dialect: _LeftOut,
+) -> None:
+    # A generic backend passes left_out what it passes to_request.
+    video = ct.UserMultimodalMessage(
+        content=(ct.TextBlock(text="see"), ct.VideoPathBlock(path="/clips/a.mp4"))
+    )
+    noted = dialect.left_out(messages=[video], unsupported="note")
+    assert [(piece.index, piece.what) for piece in noted] == [(0, "video")]
+    with pytest.raises(ValueError, match="unsupported"):
+        dialect.left_out([video], unsupported="skip")  # type: ignore[arg-type]
+
+
+_UNSENDABLE: dict[str, tuple[list[ct.LenientMessage], type[Exception]]] = {
+    "unknown message": (
+        ct.decode_lenient_messages(b'[{"role":"user","content":"q"},{"role":"critic"}]'),
+        UnsupportedContent,
+    ),
+    "unknown block": (
+        ct.decode_lenient_messages(b'[{"role":"user_multimodal","content":[{"type":"hologram"}]}]'),
+        UnsupportedContent,
+    ),
+    "unanswered call": (
+        [
+            ct.UserMessage(content="q"),
+            ct.AssistantMessage(tool_calls=(ct.ToolCall(id="a", name="f", arguments={}),)),
+            ct.UserMessage(content="r"),
+        ],
+        UnansweredCall,
+    ),
+    "unmatched result": (
+        [ct.UserMessage(content="q"), ct.ToolResultMessage(tool_use_id="zz", content="r")],
+        UnmatchedResult,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_UNSENDABLE))
+@pytest.mark.parametrize("name", list(_DIALECTS))
+def test_left_out_raises_what_to_request_raises(name: str, case: str) -> None:
+    # An empty list would say the whole transcript goes; it does not go at all.
+    dialect = _DIALECTS[name]
+    transcript, error = _UNSENDABLE[case]
+    with pytest.raises(error):
+        dialect.to_request(transcript)
+    with pytest.raises(error):
+        dialect.left_out(transcript)

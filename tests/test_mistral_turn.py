@@ -270,17 +270,34 @@ def test_a_schemas_labels_are_left_out_and_its_constraints_kept() -> None:
     assert fields["tools"][0]["function"]["parameters"] == SCHEMA
 
 
-def test_a_result_names_its_tool_unless_the_name_is_empty() -> None:
+@pytest.mark.parametrize(
+    ("name", "sent"),
+    [
+        ("github.search_issues", "github_search_issues"),  # Gemini takes dots and colons
+        ("ns:lookup", "ns_lookup"),
+        ("a" * 100, "a" * 64),  # Anthropic takes names up to 128
+        ("", "_"),
+    ],
+)
+def test_a_call_name_mistral_refuses_is_spelled_its_way(name: str, sent: str) -> None:
+    # Mistral's validator refuses a call's name, and a tool message's, outside
+    # [A-Za-z0-9_-]{1,64}; a transcript from another provider may hold one.
     transcript: list[ct.Message] = [
         ct.UserMessage(content="q"),
-        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="Abc123xyZ", name="", arguments={}),)),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="Abc123xyZ", name=name, arguments={}),)),
         ct.ToolResultMessage(tool_use_id="Abc123xyZ", content="r"),
+        ct.UserMessage(content="next"),
     ]
-    assert mistral.to_request(transcript)["messages"][2] == {
+    body = mistral.to_request(transcript)
+    validate_mistral(body)
+    assert body["messages"][1]["tool_calls"][0]["function"]["name"] == sent
+    assert body["messages"][2] == {
         "role": "tool",
         "tool_call_id": "Abc123xyZ",
+        "name": sent,
         "content": "r",
     }
+    assert mistral.left_out(transcript) == []  # the call goes, under the name Mistral takes
 
 
 def test_tools_mistral_cannot_take_are_refused() -> None:
@@ -934,20 +951,25 @@ _texts = cst.texts(12)
 _arguments = st.dictionaries(cst.texts(6), cst.json_values(4), max_size=3)
 
 
+# A name Mistral gives a call: one of the tools offered, which it checks.
+_tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True)
+
+
 @st.composite
 def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A reply as Mistral sends it whole, and a stream that adds up to it.
 
     Thinking comes first, in pieces, as lists of thinking chunks; the text
     then comes as strings, or as text chunks in lists; calls come whole,
-    with ids of Mistral's shape and argument text spaced as Mistral spaces it.
+    with ids and names of Mistral's shape and argument text spaced as
+    Mistral spaces it.
     """
     thought = draw(st.lists(_texts.filter(bool), max_size=3))
     said = draw(st.lists(_texts, max_size=3))
     calls = [
         {"id": f"A{n:08d}", "function": {"name": name, "arguments": json.dumps(arguments)}}
         for n, (name, arguments) in enumerate(
-            draw(st.lists(st.tuples(cst.texts(8).filter(bool), _arguments), max_size=3))
+            draw(st.lists(st.tuples(_tool_names, _arguments), max_size=3))
         )
     ]
     content: Any = "".join(said)

@@ -17,7 +17,7 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -231,22 +231,21 @@ def stream_turn(dialect: Dialect, events: Iterable[object]) -> tuple[str, list[c
     return shown, accumulator.reply().messages
 
 
-def tool_turn(
-    dialect: Dialect, events: Iterable[object], history: list[ct.Message]
-) -> list[ct.Message]:
-    """A generic tool loop's turn: stream the reply, run each call, answer it by its id."""
-    accumulator = dialect.Accumulator()
+def next_request(
+    dialect: Dialect, transcript: list[ct.Message], events: Iterable[object], log: list[str]
+) -> dict[str, Any]:
+    """Stream a reply, answer its calls by their ids, and build the next request."""
+    stream = dialect.Accumulator()
     for event in events:
-        accumulator.feed(event)
-    reply = accumulator.reply()
-    transcript = [*history, *reply.messages]
-    for call in reply.tool_calls:  # every call has a str id, Gemini's too
-        ran = f"{call.name} ran with {sorted(call.arguments)}"
-        transcript.append(
-            ct.ToolResultMessage(tool_use_id=call.id, content=ran, provenance="external")
-        )
-    dialect.to_request(transcript)
-    return transcript
+        for delta in stream.feed(event):
+            if isinstance(delta, TextDelta):
+                log.append(delta.text)
+    reply = stream.reply()
+    transcript += reply.messages
+    for call in reply.tool_calls:  # call.id is a str, even for Gemini's calls
+        transcript.append(ct.ToolResultMessage(tool_use_id=call.id, content=f"{call.name} ran"))
+    log += [f"{piece.index}: {piece.what}" for piece in dialect.left_out(transcript)]
+    return dialect.to_request(transcript)
 
 
 def cancelled_turn(

@@ -100,6 +100,20 @@ def pointer(parts: Iterable[str | int]) -> str:
 
 
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NOT_IN_NAME: Final = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def spelled_name(name: str) -> str:
+    """A call's tool name as an API that checks it takes it: each refused character ``_``.
+
+    Letters, digits, ``_`` and ``-``, at most 64: the rule ``checked_tools``
+    offers tools by. A call another provider made may have a name outside
+    it (Gemini takes dots and colons, Anthropic 128 characters), and the
+    APIs that check the names of calls in the history refuse it there.
+    """
+    if _NAME.fullmatch(name) is not None:
+        return name
+    return _NOT_IN_NAME.sub("_", name)[:64] or "_"
 
 
 def checked_tools(

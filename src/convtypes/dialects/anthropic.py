@@ -672,11 +672,13 @@ def left_out(
       API has no field for.
 
     It walks the transcript on its own, so ``to_request`` pays nothing for
-    it. A message or block of a kind this version does not know raises as
-    in ``to_request``.
+    it. It raises what ``to_request`` raises for a transcript it cannot
+    send at all: a message or block of a kind this version does not know,
+    a call without its result, a result without its call.
     """
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
+    to_request(transcript, unsupported="note")  # raises what it raises, media aside
     out: list[LeftOut] = []
     kept: ProviderOutputItemsMessage | None = None
     for index, message in enumerate(transcript):

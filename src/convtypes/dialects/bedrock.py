@@ -141,7 +141,7 @@ from ._reply import (
 )
 from ._send import tool_result_text, transcript_of
 from ._stream import StreamReader
-from ._tools import ToolSpec, checked_tools, object_parameters
+from ._tools import ToolSpec, checked_tools, object_parameters, spelled_name
 
 __all__ = [
     "PROTOCOL",
@@ -160,7 +160,6 @@ PROTOCOL: Final = "bedrock-converse"
 # The API's own rules for a toolUseId and a tool's name (its service model).
 _ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_NOT_IN_NAME: Final = re.compile(r"[^A-Za-z0-9_-]")
 # Stop reasons that cut the reply at a token limit, perhaps inside a block.
 _CUT: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
 # Between texts that other blocks separate, in the flat message's content.
@@ -178,13 +177,6 @@ def _usable_id(call_id: str) -> bool:
 def _has_text(text: str) -> bool:
     """Whether a text block may be sent: the API refuses blank text."""
     return text != "" and not text.isspace()
-
-
-def _tool_name(name: str) -> str:
-    """``name`` as the API takes it: each refused character as ``_``, at most 64."""
-    if _NAME.fullmatch(name) is not None:
-        return name
-    return _NOT_IN_NAME.sub("_", name)[:64] or "_"
 
 
 _CONTAINERS: Final = (dict, list)
@@ -629,7 +621,7 @@ def _build(
             for position, call in calls:
                 use = {
                     "toolUseId": ids.call(index, position, call),
-                    "name": _tool_name(call.name),
+                    "name": spelled_name(call.name),
                     "input": _copied(call.arguments),
                 }
                 blocks.append({"toolUse": use})
@@ -724,7 +716,9 @@ def to_request(
     return _build(transcript_of(messages, "to_request"), fence_external, unsupported, ttl, None)
 
 
-def left_out(messages: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
     """What :func:`to_request` of ``messages`` does not send, in transcript order.
 
     Each :class:`~convtypes.dialects.LeftOut` names the message, a fixed
@@ -735,9 +729,11 @@ def left_out(messages: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
     cut call (``"call"``), media Converse cannot take (``"image"``,
     ``"video"``, ``"audio"``, whether ``to_request`` raises for them or sends
     a note) and fields a sent medium goes without (``"detail"``, ``"fps"``,
-    ``"max-frames"``, ``"sample-rate"``). Raises what ``to_request`` raises
-    for a transcript it cannot send at all.
+    ``"max-frames"``, ``"sample-rate"``). It takes ``unsupported`` as
+    ``to_request`` does, and names those media under either value. Raises
+    what ``to_request`` raises for a transcript it cannot send at all.
     """
+    check_unsupported(unsupported)
     notes: list[LeftOut] = []
     _build(transcript_of(messages, "left_out"), True, "note", None, notes)
     notes.sort(key=lambda note: note.index)

@@ -450,8 +450,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
 # --- what a request leaves out ------------------------------------------------------------
 
 
-def left_out(transcript: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
-    """What :func:`to_request` of ``transcript`` does not send, message by message.
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
+    """What :func:`to_request` of ``messages`` does not send, message by message.
 
     Named: another provider's items (``"items"``), and the fields of a kept
     message an assistant message takes no input for; a kept call cut off at
@@ -459,13 +461,17 @@ def left_out(transcript: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
     Cohere reply (``"thinking"``, ``"redacted-thinking"``), and a kept reply
     that holds nothing Cohere takes but thinking; images Cohere cannot read,
     audio and video (with ``unsupported="note"`` a note stands in their
-    place); an image ``detail`` it does not know. A message a newer writer
-    made is refused by ``to_request`` and not named here.
+    place); an image ``detail`` it does not know. It takes ``unsupported``
+    as ``to_request`` does, and names those media under either value.
+    Raises what ``to_request`` raises for a transcript it cannot send at all
+    (a message or block a newer writer made, a call without its result).
     """
-    messages = transcript_of(transcript, "left_out")
+    check_unsupported(unsupported)
+    transcript = transcript_of(messages, "left_out")
+    to_request(transcript, unsupported="note")  # raises what it raises, media aside
     out: list[LeftOut] = []
     kept: _Kept | None = None
-    for index, message in enumerate(messages):
+    for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
@@ -842,9 +848,13 @@ _EVENTS: Final = frozenset(
 
 
 class _Call:
-    """A streamed call: its id and name, its argument text as it grows, where it began."""
+    """A streamed call: its id and name, its argument text as it grows, where it began.
 
-    __slots__ = ("call_id", "name", "pieces", "position", "started")
+    ``ended`` once its ``tool-call-end`` came: a call without arguments is
+    whole then, though its text (``""``) is no object.
+    """
+
+    __slots__ = ("call_id", "ended", "name", "pieces", "position", "started")
 
     def __init__(self, call_id: str | None, name: str, position: int, started: int) -> None:
         self.call_id = call_id
@@ -852,6 +862,7 @@ class _Call:
         self.pieces: list[str] = []
         self.position = position
         self.started = started
+        self.ended = False
 
     def raw(self) -> dict[str, Any]:
         call: dict[str, Any] = {"function": {"name": self.name, "arguments": "".join(self.pieces)}}
@@ -923,9 +934,14 @@ class Accumulator(StreamReader):
                 raise fail(f"the citation is not an object: {short(citation)}")
             self._citations.append(citation)
             return []
-        if kind in ("citation-end", "content-end", "tool-call-end"):
+        if kind in ("citation-end", "content-end"):
             return []
         at = data.get("index")
+        if kind == "tool-call-end":
+            ended = self._calls.get(at) if type(at) is int else None
+            if ended is not None:
+                ended.ended = True
+            return []
         if type(at) is not int:
             raise fail("has no integer index")
         if kind == "content-start" or kind == "content-delta":
@@ -1109,10 +1125,10 @@ def _message_of(data: dict[str, Any], fail: Any) -> dict[str, Any]:
 
 
 def _whole(call: _Call) -> bool:
-    """Whether a call's argument text is a complete object."""
+    """Whether a call's arguments are complete: an object, or none once the call ended."""
     text = "".join(call.pieces)
     if text == "" or text.isspace():
-        return False
+        return call.ended
     try:
         parse_arguments(text)
     except ValueError:

@@ -30,7 +30,9 @@ hold (the order of roles and the pairing of calls that the API checks):
   text; redacted thinking and signatures are left out.
 - Tool-call ids are exactly nine letters and digits, as Mistral requires:
   a call whose id has another shape gets one made from its place, and its
-  results follow it. Each result is a ``tool`` message naming its call.
+  results follow it. Each result is a ``tool`` message naming its call's
+  tool. A tool name Mistral refuses (another provider's, with a dot, say)
+  goes with ``_`` for each character it refuses, cut to 64.
 - A user message right after tool results gets an assistant message
   ``"OK"`` before it, since Mistral refuses a user message after a tool
   message (the workaround pydantic-ai uses).
@@ -93,7 +95,7 @@ from ._reply import (
 )
 from ._send import data_url, tool_result_text, transcript_of
 from ._stream import StreamReader
-from ._tools import ToolSpec, checked_tools, object_parameters
+from ._tools import ToolSpec, checked_tools, object_parameters, spelled_name
 
 __all__ = [
     "PROTOCOL",
@@ -186,7 +188,7 @@ def _flat_content(message: AssistantMessage) -> list[Any]:
 
 
 def _call_out(call_id: str | None, call: ToolCall) -> dict[str, Any]:
-    function = {"name": call.name, "arguments": arguments_json(call.arguments)}
+    function = {"name": spelled_name(call.name), "arguments": arguments_json(call.arguments)}
     if call_id is None:
         return {"type": "function", "function": function}
     return {"id": call_id, "type": "function", "function": function}
@@ -425,11 +427,14 @@ def to_request(
             turn = None
         if isinstance(message, ToolResultMessage):
             call = ids.result(index, message)
-            result = {"role": "tool", "tool_call_id": call.out_id}
-            if call.name:  # the API refuses an empty name
-                result["name"] = call.name
-            result["content"] = tool_result_text(message, fence_external)
-            out.append(result)
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.out_id,
+                    "name": spelled_name(call.name),  # as its call goes
+                    "content": tool_result_text(message, fence_external),
+                }
+            )
         elif isinstance(message, (UserMessage, UserMultimodalMessage)):
             ids.user(index)
             if out and out[-1]["role"] == "tool":
@@ -491,8 +496,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
 # --- what a request leaves out ------------------------------------------------------------
 
 
-def left_out(transcript: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
-    """What :func:`to_request` of ``transcript`` does not send, message by message.
+def left_out(
+    messages: Iterable[Message | UnknownMessage], *, unsupported: Unsupported = "raise"
+) -> list[LeftOut]:
+    """What :func:`to_request` of ``messages`` does not send, message by message.
 
     Named: another provider's items (``"items"``), and the fields of a kept
     message that an assistant message takes no input for; a kept call cut
@@ -501,13 +508,17 @@ def left_out(transcript: Iterable[Message | UnknownMessage]) -> list[LeftOut]:
     (``"signature"``); thinking beside a kept message that the message does
     not hold (``"thinking"``); images, audio and video Mistral has no chunk
     for (with ``unsupported="note"`` a note stands in their place); an
-    image ``detail`` Mistral does not know. A message a newer writer made is
-    refused by ``to_request`` and not named here.
+    image ``detail`` Mistral does not know. It takes ``unsupported`` as
+    ``to_request`` does, and names those media under either value. Raises
+    what ``to_request`` raises for a transcript it cannot send at all (a
+    message or block a newer writer made, a call without its result).
     """
-    messages = transcript_of(transcript, "left_out")
+    check_unsupported(unsupported)
+    transcript = transcript_of(messages, "left_out")
+    to_request(transcript, unsupported="note")  # raises what it raises, media aside
     out: list[LeftOut] = []
     kept: _Kept | None = None
-    for index, message in enumerate(messages):
+    for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
