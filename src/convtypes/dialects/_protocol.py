@@ -92,7 +92,13 @@ class Dialect(Protocol):
         """The same messages in a :class:`Reply`, with stop reason and usage."""
         ...
 
-    def left_out(self, messages: Iterable[Message | UnknownMessage], /) -> list[LeftOut]:
+    def left_out(
+        self,
+        messages: Iterable[Message | UnknownMessage],
+        /,
+        *,
+        unsupported: Unsupported = ...,
+    ) -> list[LeftOut]:
         """What ``to_request`` of the same transcript does not send."""
         ...
 
