@@ -180,7 +180,7 @@ def test_a_cut_reply_holding_only_a_cut_call_sends_no_turn() -> None:
     transcript = [QUESTION, *accumulator.result()]
     body = C.to_request([*transcript, NEVER_MIND])
     assert [turn["role"] for turn in body["messages"]] == ["user", "user"]
-    assert C.left_out(transcript) == [LeftOut(1, "call", C._CUT_CALL)]
+    assert C.left_out(transcript) == [LeftOut(1, "call", f"item 0 at /tool_calls/0: {C._CUT_CALL}")]
 
 
 def test_an_empty_assistant_message_sends_no_turn_but_reasoning_asked_for_does() -> None:
@@ -364,17 +364,17 @@ def test_left_out_names_each_kind_and_removing_it_changes_nothing() -> None:
         NEVER_MIND,
     ]
     assert C.left_out(transcript, unsupported="note") == [
-        LeftOut(0, "video", "OpenAI Chat Completions has no part for video"),
+        LeftOut(0, "video", "block 1: OpenAI Chat Completions has no part for video"),
         LeftOut(
             1, "items", "items of protocol 'anthropic' mean nothing to OpenAI Chat Completions"
         ),
-        LeftOut(2, "thinking", C._REASONING_NOT_SENT),
-        LeftOut(2, "redacted-thinking", C._REDACTED),
+        LeftOut(2, "thinking", f"thinking block 0: {C._REASONING_NOT_SENT}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {C._REDACTED}"),
     ]
     # With reasoning= the text goes; its signature and the redacted block do not.
     assert C.left_out(transcript, unsupported="note", reasoning="reasoning_content")[2:] == [
-        LeftOut(2, "signature", C._SIGNATURE),
-        LeftOut(2, "redacted-thinking", C._REDACTED),
+        LeftOut(2, "signature", f"thinking block 0: {C._SIGNATURE}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {C._REDACTED}"),
     ]
     note_text = C.to_request(transcript, unsupported="note")["messages"][0]["content"][1]["text"]
     removed: list[ct.Message] = [
@@ -403,11 +403,11 @@ def test_left_out_names_what_a_kept_reply_does_not_send_back() -> None:
     transcript = _kept_transcript()
     # Annotations have no input field; reasoning goes only when asked for.
     assert C.left_out(transcript[:5]) == [
-        LeftOut(2, "annotations", C._ANNOTATIONS),
-        LeftOut(2, "thinking", C._REASONING_NOT_SENT),
+        LeftOut(2, "annotations", f"item 0 at /annotations: {C._ANNOTATIONS}"),
+        LeftOut(2, "thinking", f"item 0 at /reasoning_content: {C._REASONING_NOT_SENT}"),
     ]
     assert C.left_out(transcript[:5], reasoning="reasoning") == [
-        LeftOut(2, "annotations", C._ANNOTATIONS),
+        LeftOut(2, "annotations", f"item 0 at /annotations: {C._ANNOTATIONS}"),
     ]
     # Removing both from the kept message changes nothing that is sent.
     kept = transcript[2]
@@ -430,9 +430,15 @@ def test_left_out_names_an_unknown_detail_and_unknown_fields() -> None:
     )
     transcript: list[ct.Message] = [ct.UserMultimodalMessage(content=(image,)), odd]
     assert C.left_out(transcript) == [
-        LeftOut(0, "detail", "the API knows no image detail 'original'; it is left out"),
-        LeftOut(1, "items", "the API takes no 'provider_fields' field on an assistant message"),
-        LeftOut(1, "items", "an item that is not a message object has no place in the request"),
+        LeftOut(0, "detail", "block 0: the API knows no image detail 'original'; it is left out"),
+        LeftOut(
+            1,
+            "items",
+            "item 0 at /provider_fields: the API takes no such field on an assistant message",
+        ),
+        LeftOut(
+            1, "items", "item 1: an item that is not a message object has no place in the request"
+        ),
     ]
     assert all(note.what in LEFT_OUT_KINDS for note in C.left_out(transcript))
 
