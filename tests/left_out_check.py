@@ -21,6 +21,10 @@ from convtypes.dialects import LeftOut
 
 _PLACE = re.compile(r"^(thinking block|block|item) (\d+)(?: at (/[^:\s]*))?: ")
 
+NOTHING = ct.ProviderOutputItemsMessage(protocol="nothing", items=())
+"""What stands for a message taken out whole: no items, of a protocol no dialect speaks,
+which every dialect passes over without a word."""
+
 Place = tuple[str, int, tuple[str, ...]] | None
 """Where a piece is: ``(kind, position, path)`` (a path only in an item), or ``None``."""
 
@@ -127,8 +131,10 @@ def strip_reported(
 ) -> list[ct.Message]:
     """``transcript`` without each piece ``report`` names.
 
-    A message named whole goes, and so does a user or system message whose
-    text is named; an assistant message's named text becomes empty. A
+    A message named whole, and a user or system message whose text is
+    named, gives way to :data:`NOTHING`, so that every other message keeps
+    its place (the ids a dialect makes up for calls without one are made
+    from it); an assistant message's named text becomes empty. A
     thinking block goes (a redacted one keeps only its data for
     ``"thinking"``), or loses only its signature for ``"signature"``; an
     item goes, or loses what it holds at the pointer named; a text block
@@ -136,29 +142,38 @@ def strip_reported(
     ``dialect`` words it), and a setting reported left out is set back to
     its default.
     """
+    return [message for _, message in stripped_messages(transcript, report, dialect)]
+
+
+def stripped_messages(
+    transcript: list[ct.Message], report: list[LeftOut], dialect: str
+) -> list[tuple[int, ct.Message]]:
+    """:func:`strip_reported`'s messages, each with its index in ``transcript``."""
     found = places(report)
-    out: list[ct.Message] = []
+    out: list[tuple[int, ct.Message]] = []
     for index, message in enumerate(transcript):
         inside = found.get(index)
         if inside is None:
-            out.append(message)
+            out.append((index, message))
             continue
         if None in inside:
             if inside[None] != {"text"} or not isinstance(message, ct.AssistantMessage):
                 assert len(inside) == 1, (index, inside)
-                continue  # the whole message
+                out.append((index, NOTHING))  # the whole message
+                continue
             message = with_fields(message, content="")
         if isinstance(message, ct.AssistantMessage):
-            out.append(with_fields(message, thinking=_thinking(message.thinking, inside)))
+            message = with_fields(message, thinking=_thinking(message.thinking, inside))
         elif isinstance(message, ct.ProviderOutputItemsMessage):
-            out.append(with_fields(message, items=_items(message.items, inside)))
+            message = with_fields(message, items=_items(message.items, inside))
         elif isinstance(message, ct.UserMultimodalMessage):
             blocks = [
                 _block(block, inside.get(("block", n, ()), set()), dialect)
                 for n, block in enumerate(message.content)
                 if "text" not in inside.get(("block", n, ()), set())
             ]
-            out.append(with_fields(message, content=tuple(blocks)))
+            message = with_fields(message, content=tuple(blocks))
         else:
             raise AssertionError(f"message {index}: a piece of a {type(message).__name__}")
+        out.append((index, message))
     return out

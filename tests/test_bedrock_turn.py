@@ -830,6 +830,9 @@ def test_items_of_other_protocols_are_dropped_and_other_dialects_drop_these() ->
     ]
     assert bedrock.to_request(other)["messages"][1]["content"] == [{"text": "x"}]
     assert bedrock.left_out(other) == [LeftOut(1, "items", "items of protocol anthropic")]
+    # No items, no loss: nothing is named (as every other dialect has it).
+    other[1] = ct.ProviderOutputItemsMessage(protocol="anthropic", items=())
+    assert bedrock.left_out(other) == []
 
 
 def test_items_go_back_once_and_the_message_after_them_adds_only_what_they_lack() -> None:

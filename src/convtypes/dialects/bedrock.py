@@ -690,7 +690,8 @@ def _build(
             continue
         if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
-                _note(notes, index, "items", f"items of protocol {label(message.protocol)}")
+                if message.items:
+                    _note(notes, index, "items", f"items of protocol {label(message.protocol)}")
                 continue
             ids.assistant()
             sent_places: list[str] | None = [] if notes is not None else None

@@ -1,0 +1,666 @@
+"""A conversation made with one provider, sent to every other: what a switch keeps and drops.
+
+For each dialect, transcripts are built as a backend builds them: the
+user's turns (text, and media of every kind), replies drawn in that
+dialect's shapes by its own tests' strategies and fixtures (text, signed
+or redacted thinking, parallel calls, server tools, citations, kept items,
+replies cut at the token limit), read with ``read_reply``, and a result for
+each of ``reply.tool_calls`` answered by its ``id``. Then every dialect,
+the same one included, must:
+
+- build a request from it (one the provider's SDK types take, for a
+  switch);
+- name in ``left_out`` exactly what the request does not send: taking out
+  every piece it names leaves the request as it was (none of it was sent),
+  ``left_out`` of what remains is empty, and every stored piece that
+  remains (text, thinking and signatures, calls and their arguments,
+  results, media, items) is found in the request, by a reader of that
+  dialect's request shape written here;
+- for the dialect that made the replies, name in them only what its page
+  says even its own replies lose.
+
+Adding a dialect is one :class:`Dialect` entry in :data:`DIALECTS`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import pytest
+from bedrock_replies import (
+    cached_usage,
+    cited_reply,
+    code_interpreter,
+    redacted_then_text,
+    thinking_then_call,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from left_out_check import stripped_messages
+from test_anthropic_between_turns import GROUPS, numbered, stop_for
+from test_anthropic_turn import reply_of
+from test_anthropic_turn import validate as validate_anthropic
+from test_dialects_requests import validate_bedrock, validate_gemini, validate_openai_chat
+from test_gemini_between_turns import STREAMS as GEMINI_STREAMS
+from test_gemini_turn import CALL_RESPONSE
+from test_ollama import REPLIES as OLLAMA_REPLIES
+from test_ollama import response as ollama_response
+from test_ollama import validate as validate_ollama
+from test_openai_chat_between import streams as chat_streams
+from test_openai_responses_between import outputs
+from test_openai_responses_turn import response as responses_response
+from test_openai_responses_turn import validate_request as validate_responses
+
+import convtypes as ct
+from convtypes import strategies as cst
+from convtypes.dialects import (
+    LEFT_OUT_KINDS,
+    LeftOut,
+    Reply,
+    anthropic,
+    bedrock,
+    gemini,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
+
+from budget import examples
+
+# --- what a request carries, read from each dialect's shape ------------------------------
+
+
+@dataclass
+class Sent:
+    """The pieces a request carries, each kind in request order, in no dialect's shape."""
+
+    texts: list[str] = field(default_factory=list)
+    thoughts: list[str] = field(default_factory=list)
+    signatures: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    results: list[str] = field(default_factory=list)
+    media: list[str] = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
+    """What an item of the dialect's own protocol goes back as: blocks, parts, messages."""
+
+
+def _anthropic_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    system = body.get("system", "")
+    sent.texts += [system] if isinstance(system, str) else [block["text"] for block in system]
+    for turn in body["messages"]:
+        for block in turn["content"]:
+            kind = block["type"]
+            if turn["role"] == "assistant":
+                sent.items.append(block)
+            if kind == "text":
+                sent.texts.append(block["text"])
+            elif kind == "thinking":
+                sent.thoughts.append(block["thinking"])
+                sent.signatures.append(block["signature"])
+            elif kind == "redacted_thinking":
+                sent.redacted.append(block["data"])
+            elif kind == "tool_use":
+                sent.calls.append((block["name"], block["input"]))
+            elif kind == "tool_result":
+                sent.results.append(block["content"])
+            elif kind == "image":
+                source = block["source"]
+                sent.media.append(source.get("url") or source["data"])
+    return sent
+
+
+def _chat_parts(content: Any, sent: Sent) -> None:
+    if isinstance(content, str):
+        sent.texts.append(content)
+        return
+    for part in content or ():
+        if part["type"] == "text":
+            sent.texts.append(part["text"])
+        elif part["type"] == "image_url":
+            sent.media.append(part["image_url"]["url"])
+        elif part["type"] == "input_audio":
+            sent.media.append(part["input_audio"]["data"])
+
+
+def _chat_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            sent.results.append(message["content"])
+            continue
+        _chat_parts(message.get("content"), sent)
+        if message["role"] == "assistant":
+            sent.items.append(message)
+            if message.get("refusal"):
+                sent.texts.append(message["refusal"])
+            for call in message.get("tool_calls") or ():
+                function = call["function"]
+                sent.calls.append((function["name"], json.loads(function["arguments"])))
+            for key in ("reasoning_content", "reasoning"):
+                if key in message:
+                    sent.thoughts.append(message[key])
+    return sent
+
+
+def _without_id(call: Any) -> Any:
+    return {key: value for key, value in call.items() if key != "id"}
+
+
+def _chat_item_sent(item: Any, sent: Sent) -> bool:
+    """A kept message goes back as an assistant message with each of its input fields.
+
+    Its calls may get fresh ids (another call of the request had theirs),
+    and output audio goes by its id, the way the API takes it back.
+    """
+
+    def holds(message: dict[str, Any]) -> bool:
+        for key, value in item.items():
+            if value is None or value in ("", [], {}):
+                continue
+            if key == "tool_calls":
+                if [_without_id(c) for c in message.get(key) or ()] != [
+                    _without_id(c) for c in value
+                ]:
+                    return False
+            elif key == "audio":
+                if (message.get("audio") or {}).get("id") != value.get("id"):
+                    return False
+            elif message.get(key) != value:
+                return False
+        return True
+
+    return isinstance(item, dict) and any(holds(message) for message in sent.items)
+
+
+def _responses_parts(content: Any, sent: Sent) -> None:
+    if isinstance(content, str):
+        sent.texts.append(content)
+        return
+    for part in content or ():
+        if part.get("type") in ("input_text", "output_text"):
+            sent.texts.append(part["text"])
+        elif part.get("type") == "refusal":
+            sent.texts.append(part["refusal"])
+        elif part.get("type") == "input_image":
+            sent.media.append(part["image_url"])
+
+
+def _responses_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    for item in body["input"]:
+        sent.items.append(item)
+        kind = item.get("type")
+        if kind == "function_call":
+            sent.calls.append((item["name"], json.loads(item["arguments"])))
+        elif kind == "function_call_output":
+            sent.results.append(item["output"])
+        elif kind == "reasoning":
+            for key in ("summary", "content"):
+                sent.thoughts += [part["text"] for part in item.get(key) or ()]
+        elif "role" in item:
+            _responses_parts(item.get("content"), sent)
+    return sent
+
+
+def _gemini_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    sent.texts += [part["text"] for part in body.get("system_instruction", {}).get("parts", ())]
+    for content in body["contents"]:
+        for part in content["parts"]:
+            if content["role"] == "model":
+                sent.items.append(part)
+            if "thought_signature" in part:
+                sent.signatures.append(part["thought_signature"])
+            if "text" in part:
+                (sent.thoughts if part.get("thought") else sent.texts).append(part["text"])
+            elif "function_call" in part:
+                call = part["function_call"]
+                sent.calls.append((call["name"], call.get("args", {})))
+            elif "function_response" in part:
+                sent.results.append(part["function_response"]["response"]["output"])
+            elif "inline_data" in part:
+                sent.media.append(part["inline_data"]["data"])
+            elif "file_data" in part:
+                sent.media.append(part["file_data"]["file_uri"])
+    return sent
+
+
+def _ollama_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            sent.results.append(message["content"])
+            continue
+        if message["role"] == "assistant":
+            sent.items.append(message)
+        sent.texts.append(message["content"])
+        if "thinking" in message:
+            sent.thoughts.append(message["thinking"])
+        sent.media += message.get("images", ())
+        for call in message.get("tool_calls", ()):
+            sent.calls.append((call["function"]["name"], call["function"]["arguments"]))
+    return sent
+
+
+def _as_text(value: Any) -> Any:
+    """A boto3 request as JSON: its bytes as base64 text, as items keep them."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, dict):
+        return {key: _as_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_text(item) for item in value]
+    return value
+
+
+def _bedrock_media(block: dict[str, Any], sent: Sent) -> None:
+    for kind in ("image", "video", "audio", "document"):
+        if kind in block:
+            source = block[kind]["source"]
+            sent.media.append(source["bytes"] if "bytes" in source else source["s3Location"]["uri"])
+
+
+def _bedrock_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    body = _as_text(body)
+    sent.texts += [block["text"] for block in body.get("system", ())]
+    for turn in body["messages"]:
+        for block in turn["content"]:
+            if turn["role"] == "assistant":
+                sent.items.append(block)
+            if "text" in block:
+                sent.texts.append(block["text"])
+            elif "citationsContent" in block:
+                sent.texts += [part["text"] for part in block["citationsContent"]["content"]]
+            elif "reasoningContent" in block:
+                reasoning = block["reasoningContent"]
+                if "redactedContent" in reasoning:
+                    sent.redacted.append(reasoning["redactedContent"])
+                else:
+                    sent.thoughts.append(reasoning["reasoningText"]["text"])
+                    sent.signatures.append(reasoning["reasoningText"]["signature"])
+            elif "toolUse" in block:
+                sent.calls.append((block["toolUse"]["name"], block["toolUse"]["input"]))
+            elif "toolResult" in block:
+                sent.results += [part["text"] for part in block["toolResult"]["content"]]
+            else:
+                _bedrock_media(block, sent)
+    return sent
+
+
+def _bedrock_item_sent(item: Any, sent: Sent) -> bool:
+    """A kept block goes back as it came, but for a client call's ``type`` (its reply's own
+    spelling, which a request does not take)."""
+    use = item.get("toolUse") if isinstance(item, dict) else None
+    if isinstance(use, dict) and use.get("type") == "tool_use":
+        item = {"toolUse": {key: value for key, value in use.items() if key != "type"}}
+    return item in sent.items
+
+
+def _verbatim(item: Any, sent: Sent) -> bool:
+    return item in sent.items
+
+
+# --- replies in each dialect's shapes, from its own tests ------------------------------------
+
+
+def _anthropic_replies() -> st.SearchStrategy[Any]:
+    return st.builds(
+        lambda groups, limit: reply_of(
+            blocks := numbered(groups, iter(range(10**6))), stop_for(blocks, limit)
+        ),
+        GROUPS,
+        st.integers(0, 4).map(lambda n: n == 0),  # now and then cut at the token limit
+    )
+
+
+def _fed(module: ModuleType, events: list[Any]) -> Reply:
+    accumulator = module.Accumulator()
+    for event in events:
+        accumulator.feed(event)
+    reply: Reply = accumulator.reply()
+    return reply
+
+
+def _responses_reply(drawn: tuple[list[dict[str, Any]], str]) -> dict[str, Any]:
+    output, status = drawn
+    reason = "max_output_tokens" if status == "incomplete" else None
+    return responses_response(output, status=status, reason=reason)
+
+
+_BEDROCK = [thinking_then_call, redacted_then_text, code_interpreter, cited_reply, cached_usage]
+_GEMINI = [*GEMINI_STREAMS.values(), [CALL_RESPONSE]]
+
+
+# --- the dialects ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One dialect as this test drives it.
+
+    An entry needs: the module; the name its notes use for it (the
+    ``dialect`` of ``note_text``); a strategy of replies in its shapes and
+    how to read one into a ``Reply``; how to find each kind of piece in its
+    request (:class:`Sent`) and an item of its own protocol among them; its
+    ``to_request`` and ``left_out`` options (media a switch brings are sent
+    as notes); a validator of its request against the provider's SDK
+    types; and what ``left_out`` may name in replies it made itself, as
+    its page says.
+    """
+
+    module: ModuleType
+    name: str
+    replies: st.SearchStrategy[Any]
+    read: Callable[[Any], Reply]
+    sent: Callable[[dict[str, Any]], Sent]
+    validate: Callable[[dict[str, Any]], None]
+    own: frozenset[str]
+    item_sent: Callable[[Any, Sent], bool] = _verbatim
+    request_options: dict[str, Any] = field(default_factory=lambda: {"unsupported": "note"})
+    left_out_options: dict[str, Any] = field(default_factory=lambda: {"unsupported": "note"})
+
+    @property
+    def protocol(self) -> str:
+        protocol: str = self.module.PROTOCOL
+        return protocol
+
+    def __repr__(self) -> str:
+        return self.module.__name__.rsplit(".", 1)[-1]
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # hypothesis's reports name the dialect, not every field
+
+
+DIALECTS = [
+    Dialect(
+        anthropic,
+        "Anthropic",
+        _anthropic_replies(),
+        anthropic.read_reply,
+        _anthropic_sent,
+        lambda body: validate_anthropic(body, beta=True),
+        # Blank text between cited blocks, and what a cut left behind.
+        own=frozenset({"text", "call"}),
+    ),
+    Dialect(
+        openai_chat,
+        "OpenAI Chat Completions",
+        chat_streams(),
+        lambda events: _fed(openai_chat, events),
+        _chat_sent,
+        validate_openai_chat,
+        # A server's reasoning, which OpenAI takes no copy of unless reasoning=
+        # names a field; a call cut at the token limit.
+        own=frozenset({"thinking", "call"}),
+        item_sent=_chat_item_sent,
+    ),
+    Dialect(
+        openai_responses,
+        "OpenAI Responses",
+        outputs().map(_responses_reply),
+        openai_responses.read_reply,
+        _responses_sent,
+        validate_responses,
+        # Reasoning an incomplete reply ended with, and a call it cut.
+        own=frozenset({"thinking", "call"}),
+    ),
+    Dialect(
+        gemini,
+        "Gemini",
+        st.sampled_from(_GEMINI),
+        lambda events: _fed(gemini, events),
+        _gemini_sent,
+        validate_gemini,
+        # The empty unsigned part that ends many streams.
+        own=frozenset({"text"}),
+    ),
+    Dialect(
+        ollama,
+        "Ollama",
+        st.sampled_from(sorted(OLLAMA_REPLIES)).map(lambda n: ollama_response(OLLAMA_REPLIES[n])),
+        ollama.read_reply,
+        _ollama_sent,
+        validate_ollama,
+        own=frozenset(),
+    ),
+    Dialect(
+        bedrock,
+        "Bedrock",
+        st.sampled_from(_BEDROCK).map(lambda make: make()),
+        bedrock.read_reply,
+        _bedrock_sent,
+        validate_bedrock,
+        own=frozenset(),
+        item_sent=_bedrock_item_sent,
+        left_out_options={},  # it names media it cannot take whatever to_request does
+    ),
+]
+
+
+# --- transcripts a backend stores -------------------------------------------------------------
+
+_ID_KEYS = frozenset({"id", "call_id", "toolUseId", "tool_use_id", "tool_id"})
+
+
+def with_ids_of(reply: Any, number: int) -> Any:
+    """``reply`` with every id it gives made its own, as no two replies share ids.
+
+    The fixtures repeat their ids from reply to reply; a suffix keeps a
+    call, its result and any reference to it together.
+    """
+    if isinstance(reply, dict):
+        return {
+            key: f"{value}_r{number}"
+            if key in _ID_KEYS and isinstance(value, str) and value
+            else with_ids_of(value, number)
+            for key, value in reply.items()
+        }
+    if isinstance(reply, list):
+        return [with_ids_of(item, number) for item in reply]
+    return reply
+
+
+_MEDIA = st.sampled_from(
+    [
+        ct.ImageUrlBlock(url="https://img.example/a.png"),
+        ct.ImageUrlBlock(url="https://img.example/b.jpg", detail="high"),
+        ct.ImageUrlBlock(url="data:image/png;base64,iVBORw0KGgoAAAA="),
+        ct.ImageUrlBlock(url="s3://bucket/c.png"),
+        ct.ImageBase64Block(data="iVBORw0KGgoBBBB=", media_type="image/png"),
+        ct.ImageBase64Block(data="Qk0AAAA=", media_type="image/bmp"),
+        ct.AudioBase64Block(data="UklGRgAAAAA=", media_type="audio/wav", sample_rate=16000),
+        ct.AudioUrlBlock(url="https://snd.example/a.mp3"),
+        ct.VideoUrlBlock(url="https://vid.example/v.mp4", fps=2.0, max_frames=16),
+        ct.VideoBase64Block(data="AAAAIGZ0eXA=", media_type="video/mp4"),
+        ct.VideoPathBlock(path="/tmp/clip.mp4"),
+    ]
+)
+_SAID = cst.texts(12).map(lambda text: f"Ask {text}")  # never blank: the turn says something
+
+
+@st.composite
+def user_turns(draw: st.DrawFn) -> ct.UserMessage | ct.UserMultimodalMessage:
+    """What a user says: text, or text with media and perhaps blank text among them."""
+    said = draw(_SAID)
+    if draw(st.booleans()):
+        return ct.UserMessage(content=said)
+    extra = draw(st.lists(st.one_of(_MEDIA, st.builds(ct.TextBlock, text=cst.texts(6))), max_size=3))
+    return ct.UserMultimodalMessage(content=(ct.TextBlock(text=said), *extra))
+
+
+@st.composite
+def transcripts(draw: st.DrawFn, source: Dialect) -> tuple[list[ct.Message], set[int]]:
+    """A conversation whose replies came from ``source``, and the indexes of the replies."""
+    messages: list[ct.Message] = []
+    if draw(st.booleans()):
+        messages.append(ct.SystemMessage(content=draw(st.sampled_from(["Be brief.", "", " "]))))
+    replies: set[int] = set()
+    number = 0
+    for _ in range(draw(st.integers(1, 3))):
+        messages.append(draw(user_turns()))
+        for _ in range(draw(st.integers(1, 2))):
+            number += 1
+            reply = source.read(with_ids_of(draw(source.replies), number))
+            replies.update(range(len(messages), len(messages) + len(reply.messages)))
+            messages += reply.messages
+            messages += [
+                ct.ToolResultMessage(
+                    tool_use_id=call.id,
+                    content=f"result {number}.{position}",
+                    provenance=draw(st.sampled_from(["internal", "external"])),
+                )
+                for position, call in enumerate(reply.tool_calls)
+            ]
+    return messages, replies
+
+
+# --- what a stored piece is found as -------------------------------------------------------------
+
+
+def _squashed(text: str) -> str:
+    return "".join(text.split())
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return []
+
+
+def _media(block: Any) -> str:
+    """What of a media block a request carries: its data, URL or path."""
+    if isinstance(block, ct.ImageUrlBlock) and block.url.startswith("data:"):
+        return block.url.partition(",")[2]
+    for name in ("data", "url", "path"):
+        if hasattr(block, name):
+            value: str = getattr(block, name)
+            return value
+    raise AssertionError(block)
+
+
+def unsent(
+    transcript: list[ct.Message],
+    stripped: list[tuple[int, ct.Message]],
+    body: dict[str, Any],
+    target: Dialect,
+) -> list[str]:
+    """Each piece of the stripped transcript that ``body`` does not carry, named.
+
+    An assistant message right after items of ``target``'s own protocol was
+    read from them, and the items stand for it: its text may be spread
+    over their blocks, and what of it they held in a piece ``left_out``
+    named is gone with that piece.
+    """
+    sent = target.sent(body)
+    joined = _squashed("".join(sent.texts))
+    kept = dict(stripped)
+    missing: list[str] = []
+    for index, message in stripped:
+        before = transcript[index - 1] if index else None
+        lost = ""
+        if (
+            isinstance(message, ct.AssistantMessage)
+            and isinstance(before, ct.ProviderOutputItemsMessage)
+            and before.protocol == target.protocol
+        ):
+            still = kept.get(index - 1)
+            remain = still.items if isinstance(still, ct.ProviderOutputItemsMessage) else ()
+            lost = _squashed("".join(_leaves([i for i in before.items if i not in remain])))
+            spread = joined
+        else:
+            spread = ""
+
+        def found(value: str, among: list[str], lost: str = lost, spread: str = spread) -> bool:
+            return (
+                value == ""  # nothing to find
+                or any(value in text for text in among)
+                or bool(spread and _squashed(value) in spread)
+                or bool(lost and _squashed(value) in lost)
+            )
+
+        where = f"message {index}"
+        if isinstance(message, (ct.SystemMessage, ct.UserMessage)):
+            if not found(message.content, sent.texts):
+                missing.append(f"{where}: its text")
+        elif isinstance(message, ct.UserMultimodalMessage):
+            for position, block in enumerate(message.content):
+                if isinstance(block, ct.TextBlock):
+                    ok = found(block.text, sent.texts)
+                else:
+                    ok = found(_media(block), sent.media)
+                if not ok:
+                    missing.append(f"{where}, block {position}: {block}")
+        elif isinstance(message, ct.AssistantMessage):
+            if not found(message.content, sent.texts):
+                missing.append(f"{where}: its text {message.content!r}")
+            for position, thought in enumerate(message.thinking):
+                if thought.redacted_data is not None:
+                    ok = found(thought.redacted_data, sent.redacted)
+                else:
+                    ok = found(thought.text, sent.thoughts) and (
+                        not thought.signature or found(thought.signature, sent.signatures)
+                    )
+                if not ok:
+                    missing.append(f"{where}, thinking block {position}: {thought}")
+            for call in message.tool_calls:
+                if (call.name, call.arguments) not in sent.calls:
+                    missing.append(f"{where}: the call {call}")
+        elif isinstance(message, ct.ToolResultMessage):
+            if not found(message.content, sent.results):
+                missing.append(f"{where}: the result")
+        else:
+            for position, item in enumerate(message.items):
+                if not target.item_sent(item, sent):
+                    missing.append(f"{where}, item {position}: {item!r:.200}")
+    return missing
+
+
+# --- the switch ------------------------------------------------------------------------------
+
+
+def check_switch(
+    transcript: list[ct.Message], replies: set[int], source: Dialect, target: Dialect
+) -> None:
+    """``target``'s request of ``transcript`` and its ``left_out``, held to their promises."""
+    build, left_out = target.module.to_request, target.module.left_out
+    body = build(transcript, **target.request_options)
+    if target is not source:
+        target.validate(body)
+    report: list[LeftOut] = left_out(transcript, **target.left_out_options)
+    assert [piece.index for piece in report] == sorted(piece.index for piece in report)
+    assert all(piece.what in LEFT_OUT_KINDS for piece in report)
+    stripped = stripped_messages(transcript, report, target.name)
+    without = [message for _, message in stripped]
+    # None of what was named was sent: without it, the same request...
+    assert build(without, **target.request_options) == body
+    # ...nothing else was left out...
+    assert left_out(without, **target.left_out_options) == []
+    # ...and everything else is in the request.
+    assert unsent(transcript, stripped, body, target) == []
+    if target is source:
+        # Its own replies lose only what its page says they lose.
+        mine = {piece.what for piece in report if piece.index in replies}
+        assert mine <= target.own, [piece for piece in report if piece.index in replies]
+
+
+@pytest.mark.parametrize("source", DIALECTS, ids=repr)
+@settings(max_examples=examples(60, 6))
+@given(st.data())
+def test_a_conversation_goes_to_every_provider_and_left_out_names_what_stays(
+    source: Dialect, data: st.DataObject
+) -> None:
+    transcript, replies = data.draw(transcripts(source))
+    for target in DIALECTS:
+        check_switch(transcript, replies, source, target)
