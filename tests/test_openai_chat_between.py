@@ -183,6 +183,26 @@ def test_a_cut_reply_holding_only_a_cut_call_sends_no_turn() -> None:
     assert C.left_out(transcript) == [LeftOut(1, "call", f"item 0 at /tool_calls/0: {C._CUT_CALL}")]
 
 
+def test_a_kept_message_with_an_empty_calls_list_sends_none() -> None:
+    # The API refuses "tool_calls": [] ("empty array"); vLLM writes one, and a
+    # stored message (or one whose cut calls were taken out) may hold it.
+    kept = ct.ProviderOutputItemsMessage(
+        protocol="openai-chat",
+        items=({"role": "assistant", "content": "Hi.", "tool_calls": [], "annotations": []},),
+    )
+    transcript: list[ct.Message] = [QUESTION, kept, ct.AssistantMessage(content="Hi."), NEVER_MIND]
+    body = C.to_request(transcript)
+    validate_openai_chat(body)
+    assert body["messages"][1] == {"role": "assistant", "content": "Hi."}
+    assert C.left_out(transcript) == []
+    # With nothing else to say, it sends no turn at all.
+    silent = ct.ProviderOutputItemsMessage(
+        protocol="openai-chat", items=({"role": "assistant", "content": None, "tool_calls": []},)
+    )
+    body = C.to_request([QUESTION, silent, ct.AssistantMessage(), NEVER_MIND])
+    assert [message["role"] for message in body["messages"]] == ["user", "user"]
+
+
 def test_an_empty_assistant_message_sends_no_turn_but_reasoning_asked_for_does() -> None:
     thought = ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="Hmm."),))
     assert C.to_request([QUESTION, ct.AssistantMessage(), NEVER_MIND])["messages"] == [

@@ -229,7 +229,8 @@ def _replayed(
     """
     turn = {key: item[key] for key in _INPUT_KEYS if item.get(key) is not None}
     calls = turn.get("tool_calls")
-    if isinstance(calls, list) and calls:
+    if isinstance(calls, list):
+        # An empty list (vLLM writes one) is refused by the API: no calls, no field.
         calls = turn["tool_calls"] = _replayed_calls(index, place, calls, ids, notes)
         if not calls:
             del turn["tool_calls"]
