@@ -142,10 +142,17 @@ def test_thinking() -> None:
         ),
         Q,
         items,
-        # What the items hold is said once, at the items; what they lack, here.
-        ct.AssistantMessage(content="", thinking=(*read, signed)),
+        # What the items hold is said once, at the items; what they lack, here
+        # (a redacted block whole, under its own word).
+        ct.AssistantMessage(content="", thinking=(*read, signed, redacted)),
     ]
-    assert kinds(transcript) == [(1, "thinking"), (2, "thinking"), (4, "thinking"), (5, "thinking")]
+    assert kinds(transcript) == [
+        (1, "thinking"),
+        (2, "thinking"),
+        (4, "thinking"),
+        (5, "thinking"),
+        (5, "redacted-thinking"),
+    ]
     without = [
         Q,
         ct.AssistantMessage(content="x", thinking=(signed, redacted)),
@@ -520,7 +527,8 @@ def strip(transcript: list[Any]) -> tuple[list[Any], Counter[tuple[int, str]]]:
                 for thought in message.thinking:
                     key = _thought(thought.text, thought.signature, thought.redacted_data)
                     if key not in had:
-                        removed[(index, "thinking")] += 1
+                        redacted = thought.redacted_data is not None
+                        removed[(index, "redacted-thinking" if redacted else "thinking")] += 1
                     elif key in has:
                         thinking.append(thought)
                 if content == joined(before.items):

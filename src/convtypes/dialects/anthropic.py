@@ -656,7 +656,8 @@ def left_out(
       redacted data (another provider's, or one cut off), the text of a
       redacted block (only its data goes), and thinking of an
       ``AssistantMessage`` right after ``anthropic`` items that the items
-      do not hold (the items stand for the reply).
+      do not hold (the items stand for the reply); ``"redacted-thinking"``
+      for such a block that is redacted.
     - ``"items"``: provider items of another protocol (one per message
       that holds any), an item of this protocol that is not a JSON object,
       and fields the SDK adds to a block (``parsed_output``).
