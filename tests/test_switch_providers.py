@@ -36,6 +36,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from left_out_check import stripped_messages
 from test_anthropic_between_turns import GROUPS, numbered, stop_for
+from test_anthropic_between_turns import STREAMS as ANTHROPIC_REPLIES
 from test_anthropic_turn import reply_of
 from test_anthropic_turn import validate as validate_anthropic
 from test_dialects_requests import validate_bedrock, validate_gemini, validate_openai_chat
@@ -318,13 +319,47 @@ def _verbatim(item: Any, sent: Sent) -> bool:
 
 
 def _anthropic_replies() -> st.SearchStrategy[Any]:
-    return st.builds(
+    drawn = st.builds(
         lambda groups, limit: reply_of(
             blocks := numbered(groups, iter(range(10**6))), stop_for(blocks, limit)
         ),
         GROUPS,
         st.integers(0, 4).map(lambda n: n == 0),  # now and then cut at the token limit
     )
+    # And the recorded shapes: citations, code waiting for a call, compaction, fallback.
+    return st.one_of(drawn, st.sampled_from(list(ANTHROPIC_REPLIES.values())))
+
+
+# What a chat reply's turn cannot say, so that it is kept: a refusal, output audio,
+# citations (the turn tests' shapes).
+_CHAT_KEPT = [
+    {"role": "assistant", "content": None, "refusal": "No."},
+    {
+        "role": "assistant",
+        "content": None,
+        "audio": {"id": "audio_1", "data": "UklG", "expires_at": 9, "transcript": "Hi!"},
+    },
+    {
+        "role": "assistant",
+        "content": "See [1].",
+        "annotations": [
+            {
+                "type": "url_citation",
+                "url_citation": {
+                    "url": "https://example.org",
+                    "title": "Example",
+                    "start_index": 4,
+                    "end_index": 7,
+                },
+            }
+        ],
+    },
+]
+
+
+def _chat_read(reply: Any) -> Reply:
+    """A chat reply from its stream's events, or from the whole completion."""
+    return _fed(openai_chat, reply) if isinstance(reply, list) else openai_chat.read_reply(reply)
 
 
 def _fed(module: ModuleType, events: list[Any]) -> Reply:
@@ -410,14 +445,15 @@ DIALECTS = [
     Dialect(
         openai_chat,
         "OpenAI Chat Completions",
-        chat_streams(),
-        lambda events: _fed(openai_chat, events),
+        st.one_of(chat_streams(), st.sampled_from(_CHAT_KEPT).map(completion)),
+        _chat_read,
         lambda items: openai_chat.from_response(completion(items[0])),
         _chat_sent,
         validate_openai_chat,
         # A server's reasoning, which OpenAI takes no copy of unless reasoning=
-        # names a field; a call cut at the token limit.
-        own=frozenset({"thinking", "call"}),
+        # names a field; citations, which it takes no input for; a call cut at
+        # the token limit.
+        own=frozenset({"thinking", "annotations", "call"}),
         item_sent=_chat_item_sent,
     ),
     Dialect(
@@ -597,34 +633,31 @@ def unsent(
     """Each piece of the stripped transcript that ``body`` does not carry, named.
 
     An assistant message right after items of ``target``'s own protocol was
-    read from them, and the items stand for it: its text may be spread
-    over their blocks, and what of it they held in a piece ``left_out``
-    named is gone with that piece.
+    read from them (again, if pieces were taken out of them), and the items
+    stand for it: its text may be spread over their blocks, and a piece of
+    it may go as the items carry it (output audio by its id, say), since
+    each item is itself looked for in the request.
     """
     sent = target.sent(body)
-    kept = dict(stripped)
     missing: list[str] = []
+    previous: ct.Message | None = None
     for index, message in stripped:
-        before = transcript[index - 1] if index else None
-        lost = ""
-        if (
+        held: list[str] = []
+        view = (
             isinstance(message, ct.AssistantMessage)
-            and isinstance(before, ct.ProviderOutputItemsMessage)
-            and before.protocol == target.protocol
-        ):
-            still = kept.get(index - 1)
-            remain = still.items if isinstance(still, ct.ProviderOutputItemsMessage) else ()
-            lost = _squashed("".join(_leaves([i for i in before.items if i not in remain])))
-            spread = True
-        else:
-            spread = False
+            and isinstance(previous, ct.ProviderOutputItemsMessage)
+            and previous.protocol == target.protocol
+        )
+        if view:
+            assert isinstance(previous, ct.ProviderOutputItemsMessage)
+            held = _leaves(list(previous.items))
+        previous = message
 
-        def found(value: str, among: list[str], lost: str = lost, spread: bool = spread) -> bool:
+        def found(value: str, among: list[str], view: bool = view, held: list[str] = held) -> bool:
             return (
                 value == ""  # nothing to find
                 or any(value in text for text in among)
-                or (spread and _spread(value, among))
-                or bool(lost and _squashed(value) in lost)
+                or (view and (_spread(value, among) or any(value in leaf for leaf in held)))
             )
 
         where = f"message {index}"
