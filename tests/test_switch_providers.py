@@ -332,7 +332,7 @@ def _anthropic_replies() -> st.SearchStrategy[Any]:
 
 # What a chat reply's turn cannot say, so that it is kept: a refusal, output audio,
 # citations (the turn tests' shapes).
-_CHAT_KEPT = [
+_CHAT_KEPT: list[dict[str, Any]] = [
     {"role": "assistant", "content": None, "refusal": "No."},
     {
         "role": "assistant",
