@@ -162,11 +162,20 @@ def _chat_item_sent(item: Any, sent: Sent) -> bool:
     Its calls may get fresh ids (another call of the request had theirs),
     and output audio goes by its id, the way the API takes it back.
     """
+    if not isinstance(item, dict):
+        return False
+    said = {
+        key: value
+        for key, value in item.items()
+        if key != "role" and value is not None and value not in ("", [], {})
+    }
+    if not said:
+        return True  # a message that says nothing (its cut calls taken out) is no turn
 
     def holds(message: dict[str, Any]) -> bool:
-        for key, value in item.items():
-            if value is None or value in ("", [], {}):
-                continue
+        if message["role"] != "assistant":
+            return False
+        for key, value in said.items():
             if key == "tool_calls":
                 if [_without_id(c) for c in message.get(key) or ()] != [
                     _without_id(c) for c in value
@@ -179,7 +188,7 @@ def _chat_item_sent(item: Any, sent: Sent) -> bool:
                 return False
         return True
 
-    return isinstance(item, dict) and any(holds(message) for message in sent.items)
+    return any(holds(message) for message in sent.items)
 
 
 def _responses_parts(content: Any, sent: Sent) -> None:
@@ -371,7 +380,13 @@ def _fed(module: ModuleType, events: list[Any]) -> Reply:
 
 
 def _responses_reply(drawn: tuple[list[dict[str, Any]], str]) -> dict[str, Any]:
+    """The response around drawn output, each item with an id of its own, as the API gives
+    them (the strategy repeats its server tools' items, ids and all)."""
     output, status = drawn
+    output = [
+        {**item, "id": f"{item['id']}_{n}"} if "id" in item else item
+        for n, item in enumerate(output)
+    ]
     reason = "max_output_tokens" if status == "incomplete" else None
     return responses_response(output, status=status, reason=reason)
 
@@ -559,17 +574,21 @@ def user_turns(draw: st.DrawFn) -> ct.UserMessage | ct.UserMultimodalMessage:
 
 
 @st.composite
-def transcripts(draw: st.DrawFn, source: Dialect) -> tuple[list[ct.Message], set[int]]:
-    """A conversation whose replies came from ``source``, and the indexes of the replies."""
+def transcripts(
+    draw: st.DrawFn, *sources: Dialect, turns: int = 3
+) -> tuple[list[ct.Message], set[int]]:
+    """A conversation whose replies came from ``sources`` (each from any one of
+    them), and the indexes of the replies' messages."""
     messages: list[ct.Message] = []
     if draw(st.booleans()):
         messages.append(ct.SystemMessage(content=draw(st.sampled_from(["Be brief.", "", " "]))))
     replies: set[int] = set()
     number = 0
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, turns))):
         messages.append(draw(user_turns()))
         for _ in range(draw(st.integers(1, 2))):
             number += 1
+            source = draw(st.sampled_from(sources))
             reply = source.read(with_ids_of(draw(source.replies), number))
             replies.update(range(len(messages), len(messages) + len(reply.messages)))
             messages += reply.messages
@@ -761,5 +780,6 @@ def test_a_conversation_goes_to_every_provider_and_left_out_names_what_stays(
     source: Dialect, data: st.DataObject
 ) -> None:
     transcript, replies = data.draw(transcripts(source))
+    assert ct.check_conversation(transcript) == []  # as a backend would send it
     for target in DIALECTS:
         check_switch(transcript, replies, source, target)
