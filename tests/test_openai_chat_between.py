@@ -439,6 +439,24 @@ def test_left_out_names_what_a_kept_reply_does_not_send_back() -> None:
     _same_request(transcript, [*transcript[:2], bare, *transcript[3:]])
 
 
+def test_left_out_names_only_the_thinking_a_kept_reply_does_not_hold() -> None:
+    kept, read = C.from_response(
+        completion({"role": "assistant", "content": None, "refusal": "No.", "reasoning": "Why."})
+    )
+    assert isinstance(read, ct.AssistantMessage)
+    added = ct.ThinkingBlock(text="Added later.")
+    edited = ct.AssistantMessage(content=read.content, thinking=(*read.thinking, added))
+    # The reply's own reasoning is named once, at the item; the block added here, here.
+    assert C.left_out([QUESTION, kept, edited]) == [
+        LeftOut(1, "thinking", f"item 0 at /reasoning: {C._REASONING_NOT_SENT}"),
+        LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
+    ]
+    assert C.left_out([QUESTION, kept, edited], reasoning="reasoning") == [
+        LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
+    ]
+    _same_request([QUESTION, kept, edited], [QUESTION, kept, read], reasoning="reasoning")
+
+
 def test_left_out_names_an_unknown_detail_and_unknown_fields() -> None:
     image = ct.ImageUrlBlock(url="https://x.test/a.png", detail="original")
     odd = ct.ProviderOutputItemsMessage(

@@ -479,6 +479,26 @@ _EDITED_THINKING: Final = (
 )
 
 
+def _uncarried_notes(
+    index: int, thinking: Iterable[ThinkingBlock], carried: Iterable[ThinkingBlock]
+) -> list[LeftOut]:
+    """The thinking of an assistant message after a kept reply that the reply does not hold.
+
+    What the kept message holds goes (or is named) with it; each of its
+    blocks answers for one block here.
+    """
+    held = list(carried)
+    out: list[LeftOut] = []
+    for at, block in enumerate(thinking):
+        if block in held:
+            held.remove(block)
+        elif block.redacted_data is not None:
+            out.append(LeftOut(index, "redacted-thinking", f"thinking block {at}: {_REDACTED}"))
+        else:
+            out.append(LeftOut(index, "thinking", f"thinking block {at}: {_EDITED_THINKING}"))
+    return out
+
+
 def _messages(
     messages: Iterable[Message | UnknownMessage],
     fence_external: bool,
@@ -523,12 +543,7 @@ def _messages(
             if text or kept_calls:
                 out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
             if notes is not None and message.thinking != previous.thinking():
-                notes.extend(
-                    LeftOut(index, "redacted-thinking", f"thinking block {at}: {_REDACTED}")
-                    if block.redacted_data is not None
-                    else LeftOut(index, "thinking", f"thinking block {at}: {_EDITED_THINKING}")
-                    for at, block in enumerate(message.thinking)
-                )
+                notes.extend(_uncarried_notes(index, message.thinking, previous.thinking()))
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})

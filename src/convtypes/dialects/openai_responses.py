@@ -526,15 +526,25 @@ def left_out(
 def _thinking_notes(
     index: int, message: AssistantMessage, carried: list[ThinkingBlock] | None
 ) -> list[LeftOut]:
-    """The assistant's thinking blocks, unless they are the ones the items before it carry."""
+    """The assistant's thinking blocks that the items before it do not carry.
+
+    Each block read from the items' reasoning answers for one block here:
+    it goes back in its item (or is named with it).
+    """
     if not message.thinking or (carried is not None and list(message.thinking) == carried):
         return []
-    return [
-        LeftOut(index, "redacted-thinking", f"thinking block {position}: {_REDACTED}")
-        if block.redacted_data is not None
-        else LeftOut(index, "thinking", f"thinking block {position}: {_THINKING}")
-        for position, block in enumerate(message.thinking)
-    ]
+    held = list(carried) if carried is not None else []
+    out: list[LeftOut] = []
+    for position, block in enumerate(message.thinking):
+        if block in held:
+            held.remove(block)
+        elif block.redacted_data is not None:
+            out.append(
+                LeftOut(index, "redacted-thinking", f"thinking block {position}: {_REDACTED}")
+            )
+        else:
+            out.append(LeftOut(index, "thinking", f"thinking block {position}: {_THINKING}"))
+    return out
 
 
 _THINKING: Final = f"{DIALECT} takes no thinking block back; only its own reasoning items go back"
