@@ -457,6 +457,22 @@ def test_left_out_names_only_the_thinking_a_kept_reply_does_not_hold() -> None:
     _same_request([QUESTION, kept, edited], [QUESTION, kept, read], reasoning="reasoning")
 
 
+def test_left_out_names_the_sample_rate_input_audio_has_no_field_for() -> None:
+    audio = ct.AudioBase64Block(data="UklGRgAAAAA=", media_type="audio/wav", sample_rate=16000)
+    transcript: list[ct.Message] = [
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="Hear"), audio))
+    ]
+    assert C.left_out(transcript) == [
+        LeftOut(0, "sample-rate", "block 1: input_audio has no field for a sample rate")
+    ]
+    plain = ct.AudioBase64Block(data=audio.data, media_type=audio.media_type)
+    without: list[ct.Message] = [
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="Hear"), plain))
+    ]
+    _same_request(transcript, without)
+    assert C.left_out(without) == []
+
+
 def test_left_out_names_an_unknown_detail_and_unknown_fields() -> None:
     image = ct.ImageUrlBlock(url="https://x.test/a.png", detail="original")
     odd = ct.ProviderOutputItemsMessage(

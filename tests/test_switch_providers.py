@@ -89,6 +89,8 @@ class Sent:
     calls: list[tuple[str, Any]] = field(default_factory=list)
     results: list[str] = field(default_factory=list)
     media: list[str] = field(default_factory=list)
+    settings: list[tuple[str, Any]] = field(default_factory=list)
+    """A medium's settings: ``("detail", "high")``, ``("fps", 2.0)``..."""
     items: list[Any] = field(default_factory=list)
     """What an item of the dialect's own protocol goes back as: blocks, parts, messages."""
 
@@ -128,6 +130,8 @@ def _chat_parts(content: Any, sent: Sent) -> None:
             sent.texts.append(part["text"])
         elif part["type"] == "image_url":
             sent.media.append(part["image_url"]["url"])
+            if "detail" in part["image_url"]:
+                sent.settings.append(("detail", part["image_url"]["detail"]))
         elif part["type"] == "input_audio":
             sent.media.append(part["input_audio"]["data"])
 
@@ -202,6 +206,7 @@ def _responses_parts(content: Any, sent: Sent) -> None:
             sent.texts.append(part["refusal"])
         elif part.get("type") == "input_image":
             sent.media.append(part["image_url"])
+            sent.settings.append(("detail", part["detail"]))
 
 
 def _responses_sent(body: dict[str, Any]) -> Sent:
@@ -241,6 +246,8 @@ def _gemini_sent(body: dict[str, Any]) -> Sent:
                 sent.media.append(part["inline_data"]["data"])
             elif "file_data" in part:
                 sent.media.append(part["file_data"]["file_uri"])
+            if "video_metadata" in part:
+                sent.settings.append(("fps", part["video_metadata"]["fps"]))
     return sent
 
 
@@ -643,6 +650,21 @@ def _media(block: Any) -> str:
     raise AssertionError(block)
 
 
+def _settings(block: Any) -> list[tuple[str, Any]]:
+    """The settings of a media block that say more than the default."""
+    out: list[tuple[str, Any]] = []
+    if getattr(block, "detail", "auto") != "auto":
+        out.append(("detail", block.detail))
+    for name, word in (
+        ("fps", "fps"),
+        ("max_frames", "max-frames"),
+        ("sample_rate", "sample-rate"),
+    ):
+        if getattr(block, name, None) is not None:
+            out.append((word, getattr(block, name)))
+    return out
+
+
 def unsent(
     transcript: list[ct.Message],
     stripped: list[tuple[int, ct.Message]],
@@ -688,7 +710,9 @@ def unsent(
                 if isinstance(block, ct.TextBlock):
                     ok = found(block.text, sent.texts)
                 else:
-                    ok = found(_media(block), sent.media)
+                    ok = found(_media(block), sent.media) and all(
+                        setting in sent.settings for setting in _settings(block)
+                    )
                 if not ok:
                     missing.append(f"{where}, block {position}: {block}")
         elif isinstance(message, ct.AssistantMessage):

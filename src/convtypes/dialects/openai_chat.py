@@ -162,6 +162,9 @@ def _parts(
             if audio_format is not None:
                 audio = {"data": block.data, "format": audio_format}
                 out.append({"type": "input_audio", "input_audio": audio})
+                if notes is not None and block.sample_rate is not None:
+                    why = "input_audio has no field for a sample rate"
+                    notes.append(LeftOut(index, "sample-rate", f"block {position}: {why}"))
                 continue
             why = f"takes audio only as base64 WAV or MP3, not {block.media_type!r}"
         elif isinstance(block, UnknownBlock):
@@ -443,9 +446,9 @@ def left_out(
     One :class:`~convtypes.dialects.LeftOut` per piece, in transcript order:
     thinking (all of it by default; with ``reasoning=`` the signatures and
     the redacted blocks), items of other protocols, annotations and calls
-    cut off in a kept reply, an image ``detail`` the API does not know, and
-    media noted in place under ``unsupported="note"``. Raises what
-    :func:`to_request` raises.
+    cut off in a kept reply, an image ``detail`` the API does not know,
+    audio's ``sample_rate``, and media noted in place under
+    ``unsupported="note"``. Raises what :func:`to_request` raises.
     """
     check_unsupported(unsupported)
     _check_reasoning(reasoning)
