@@ -413,18 +413,18 @@ _GEMINI = [*GEMINI_STREAMS.values(), [CALL_RESPONSE]]
 
 @dataclass(frozen=True)
 class Dialect:
-    """One dialect as this test drives it.
+    """One dialect as this test drives it: an entry of :data:`DIALECTS`.
 
-    An entry needs: the module; the name its notes use for it (the
-    ``dialect`` of ``note_text``); a strategy of replies in its shapes, how
-    to read one into a ``Reply``, and how to read a reply made of items it
-    kept (to see what is left of a reply once pieces are taken out of its
-    items); how to find each kind of piece in its
-    request (:class:`Sent`) and an item of its own protocol among them; its
-    ``to_request`` and ``left_out`` options (media a switch brings are sent
-    as notes); a validator of its request against the provider's SDK
-    types; and what ``left_out`` may name in replies it made itself, as
-    its page says.
+    An entry needs the module; the name its notes give it (the
+    ``dialect`` of ``note_text``); a strategy of replies in its shapes
+    (drawn as its own tests draw them), how to read one into a ``Reply``,
+    and how to read the reply its kept items make (what is left of a reply
+    once pieces are taken out of its items); how to find each kind of piece
+    in its request (:class:`Sent`), and an item of its own protocol there;
+    a validator of its request against the provider's SDK types; and the
+    words ``left_out`` may use for replies it made itself, as its page
+    says. Its ``to_request`` and ``left_out`` options default to sending a
+    note for media it cannot take.
     """
 
     module: ModuleType
@@ -454,24 +454,24 @@ class Dialect:
 
 DIALECTS = [
     Dialect(
-        anthropic,
-        "Anthropic",
-        _anthropic_replies(),
-        anthropic.read_reply,
-        lambda items: anthropic.from_response(reply_of(items)),
-        _anthropic_sent,
-        lambda body: validate_anthropic(body, beta=True),
+        module=anthropic,
+        name="Anthropic",
+        replies=_anthropic_replies(),
+        read=anthropic.read_reply,
+        reread=lambda items: anthropic.from_response(reply_of(items)),
+        sent=_anthropic_sent,
+        validate=lambda body: validate_anthropic(body, beta=True),
         # Blank text between cited blocks, and what a cut left behind.
         own=frozenset({"text", "call"}),
     ),
     Dialect(
-        openai_chat,
-        "OpenAI Chat Completions",
-        st.one_of(chat_streams(), st.sampled_from(_CHAT_KEPT).map(completion)),
-        _chat_read,
-        lambda items: openai_chat.from_response(completion(items[0])),
-        _chat_sent,
-        validate_openai_chat,
+        module=openai_chat,
+        name="OpenAI Chat Completions",
+        replies=st.one_of(chat_streams(), st.sampled_from(_CHAT_KEPT).map(completion)),
+        read=_chat_read,
+        reread=lambda items: openai_chat.from_response(completion(items[0])),
+        sent=_chat_sent,
+        validate=validate_openai_chat,
         # A server's reasoning, which OpenAI takes no copy of unless reasoning=
         # names a field; citations, which it takes no input for; a call cut at
         # the token limit.
@@ -479,45 +479,47 @@ DIALECTS = [
         item_sent=_chat_item_sent,
     ),
     Dialect(
-        openai_responses,
-        "OpenAI Responses",
-        outputs().map(_responses_reply),
-        openai_responses.read_reply,
-        lambda items: openai_responses.from_response(responses_response(items)),
-        _responses_sent,
-        validate_responses,
+        module=openai_responses,
+        name="OpenAI Responses",
+        replies=outputs().map(_responses_reply),
+        read=openai_responses.read_reply,
+        reread=lambda items: openai_responses.from_response(responses_response(items)),
+        sent=_responses_sent,
+        validate=validate_responses,
         # Reasoning an incomplete reply ended with, and a call it cut.
         own=frozenset({"thinking", "call"}),
     ),
     Dialect(
-        gemini,
-        "Gemini",
-        st.sampled_from(_GEMINI),
-        lambda events: _fed(gemini, events),
-        lambda items: gemini.from_response(gemini_response(items)),
-        _gemini_sent,
-        validate_gemini,
+        module=gemini,
+        name="Gemini",
+        replies=st.sampled_from(_GEMINI),
+        read=lambda events: _fed(gemini, events),
+        reread=lambda items: gemini.from_response(gemini_response(items)),
+        sent=_gemini_sent,
+        validate=validate_gemini,
         # The empty unsigned part that ends many streams.
         own=frozenset({"text"}),
     ),
     Dialect(
-        ollama,
-        "Ollama",
-        st.sampled_from(sorted(OLLAMA_REPLIES)).map(lambda n: ollama_response(OLLAMA_REPLIES[n])),
-        ollama.read_reply,
-        lambda items: ollama.from_response(ollama_response(items[0])),
-        _ollama_sent,
-        validate_ollama,
+        module=ollama,
+        name="Ollama",
+        replies=st.sampled_from(sorted(OLLAMA_REPLIES)).map(
+            lambda name: ollama_response(OLLAMA_REPLIES[name])
+        ),
+        read=ollama.read_reply,
+        reread=lambda items: ollama.from_response(ollama_response(items[0])),
+        sent=_ollama_sent,
+        validate=validate_ollama,
         own=frozenset(),
     ),
     Dialect(
-        bedrock,
-        "Bedrock",
-        st.sampled_from(_BEDROCK).map(lambda make: make()),
-        bedrock.read_reply,
-        lambda items: bedrock.from_response(bedrock_reply(items)),
-        _bedrock_sent,
-        validate_bedrock,
+        module=bedrock,
+        name="Bedrock",
+        replies=st.sampled_from(_BEDROCK).map(lambda make: make()),
+        read=bedrock.read_reply,
+        reread=lambda items: bedrock.from_response(bedrock_reply(items)),
+        sent=_bedrock_sent,
+        validate=validate_bedrock,
         # Blank text, and a call a cut left behind.
         own=frozenset({"text", "call"}),
         item_sent=_bedrock_item_sent,
