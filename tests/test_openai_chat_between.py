@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import place_of, strip_reported
 from test_dialects_requests import validate_openai_chat
 from test_openai_chat_turn import USAGE, chunk, completion, two_calls_stream, usage_chunk
 
@@ -455,6 +456,20 @@ def test_left_out_names_only_the_thinking_a_kept_reply_does_not_hold() -> None:
         LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
     ]
     _same_request([QUESTION, kept, edited], [QUESTION, kept, read], reasoning="reasoning")
+
+
+def test_a_field_is_named_by_a_pointer_that_reads_back_whatever_its_key() -> None:
+    key = "odd/key~: with space"
+    odd = ct.ProviderOutputItemsMessage(
+        protocol="openai-chat", items=({"role": "assistant", "content": "Hi.", key: 1},)
+    )
+    transcript: list[ct.Message] = [QUESTION, odd, ct.AssistantMessage(content="Hi.")]
+    [piece] = C.left_out(transcript)
+    assert piece.why.startswith("item 0 at /odd~1key~0%3A%20with%20space: ")
+    assert place_of(piece) == ("item", 0, (key,))
+    without = strip_reported(transcript, [piece], "OpenAI Chat Completions")
+    _same_request(transcript, without)
+    assert C.left_out(without) == []
 
 
 def test_left_out_names_the_sample_rate_input_audio_has_no_field_for() -> None:

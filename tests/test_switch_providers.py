@@ -11,11 +11,13 @@ the same one included, must:
 - build a request from it (one the provider's SDK types take, for a
   switch);
 - name in ``left_out`` exactly what the request does not send: taking out
-  every piece it names leaves the request as it was (none of it was sent),
-  ``left_out`` of what remains is empty, and every stored piece that
-  remains (text, thinking and signatures, calls and their arguments,
-  results, media, items) is found in the request, by a reader of that
-  dialect's request shape written here;
+  every piece it names (at the place its ``why`` gives; a reply whose
+  items lose a piece is read again from what is left) leaves the request
+  as it was, so none of it was sent; ``left_out`` of what remains is
+  empty; and every stored piece that remains (text, thinking and
+  signatures, calls and their arguments, results, media and their
+  settings, items) is found in the request, by a reader of that dialect's
+  request shape written here;
 - for the dialect that made the replies, name in them only what its page
   says even its own replies lose.
 
