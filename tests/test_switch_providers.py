@@ -21,7 +21,7 @@ the same one included, must:
 - for the dialect that made the replies, name in them only what its page
   says even its own replies lose.
 
-Adding a dialect is one :class:`Dialect` entry in :data:`DIALECTS`.
+Adding a dialect is one :class:`Provider` entry in :data:`PROVIDERS`.
 """
 
 from __future__ import annotations
@@ -414,8 +414,8 @@ _GEMINI = [*GEMINI_STREAMS.values(), [CALL_RESPONSE]]
 
 
 @dataclass(frozen=True)
-class Dialect:
-    """One dialect as this test drives it: an entry of :data:`DIALECTS`.
+class Provider:
+    """One dialect as this test drives it: an entry of :data:`PROVIDERS`.
 
     An entry needs the module; the name its notes give it (the
     ``dialect`` of ``note_text``); a strategy of replies in its shapes
@@ -454,8 +454,8 @@ class Dialect:
         printer.text(repr(self))  # hypothesis's reports name the dialect, not every field
 
 
-DIALECTS = [
-    Dialect(
+PROVIDERS = [
+    Provider(
         module=anthropic,
         name="Anthropic",
         replies=_anthropic_replies(),
@@ -466,7 +466,7 @@ DIALECTS = [
         # Blank text between cited blocks, and what a cut left behind.
         own=frozenset({"text", "call"}),
     ),
-    Dialect(
+    Provider(
         module=openai_chat,
         name="OpenAI Chat Completions",
         replies=st.one_of(chat_streams(), st.sampled_from(_CHAT_KEPT).map(completion)),
@@ -480,7 +480,7 @@ DIALECTS = [
         own=frozenset({"thinking", "annotations", "call"}),
         item_sent=_chat_item_sent,
     ),
-    Dialect(
+    Provider(
         module=openai_responses,
         name="OpenAI Responses",
         replies=outputs().map(_responses_reply),
@@ -491,7 +491,7 @@ DIALECTS = [
         # Reasoning an incomplete reply ended with, and a call it cut.
         own=frozenset({"thinking", "call"}),
     ),
-    Dialect(
+    Provider(
         module=gemini,
         name="Gemini",
         replies=st.sampled_from(_GEMINI),
@@ -502,7 +502,7 @@ DIALECTS = [
         # The empty unsigned part that ends many streams.
         own=frozenset({"text"}),
     ),
-    Dialect(
+    Provider(
         module=ollama,
         name="Ollama",
         replies=st.sampled_from(sorted(OLLAMA_REPLIES)).map(
@@ -514,7 +514,7 @@ DIALECTS = [
         validate=validate_ollama,
         own=frozenset(),
     ),
-    Dialect(
+    Provider(
         module=bedrock,
         name="Bedrock",
         replies=st.sampled_from(_BEDROCK).map(lambda make: make()),
@@ -586,7 +586,7 @@ def user_turns(draw: st.DrawFn) -> ct.UserMessage | ct.UserMultimodalMessage:
 
 @st.composite
 def transcripts(
-    draw: st.DrawFn, *sources: Dialect, turns: int = 3
+    draw: st.DrawFn, *sources: Provider, turns: int = 3
 ) -> tuple[list[ct.Message], set[int]]:
     """A conversation whose replies came from ``sources`` (each from any one of
     them), and the indexes of the replies' messages."""
@@ -673,7 +673,7 @@ def unsent(
     transcript: list[ct.Message],
     stripped: list[tuple[int, ct.Message]],
     body: dict[str, Any],
-    target: Dialect,
+    target: Provider,
 ) -> list[str]:
     """Each piece of the stripped transcript that ``body`` does not carry, named.
 
@@ -748,7 +748,7 @@ def unsent(
 
 
 def reread(
-    transcript: list[ct.Message], stripped: list[tuple[int, ct.Message]], target: Dialect
+    transcript: list[ct.Message], stripped: list[tuple[int, ct.Message]], target: Provider
 ) -> list[tuple[int, ct.Message]]:
     """``stripped``, each reply whose kept items lost a piece read again from what is left.
 
@@ -777,7 +777,7 @@ def reread(
 
 
 def check_switch(
-    transcript: list[ct.Message], replies: set[int], source: Dialect, target: Dialect
+    transcript: list[ct.Message], replies: set[int], source: Provider, target: Provider
 ) -> None:
     """``target``'s request of ``transcript`` and its ``left_out``, held to their promises."""
     build, left_out = target.module.to_request, target.module.left_out
@@ -801,13 +801,13 @@ def check_switch(
         assert mine <= target.own, [piece for piece in report if piece.index in replies]
 
 
-@pytest.mark.parametrize("source", DIALECTS, ids=repr)
+@pytest.mark.parametrize("source", PROVIDERS, ids=repr)
 @settings(max_examples=examples(200, 25))
 @given(st.data())
 def test_a_conversation_goes_to_every_provider_and_left_out_names_what_stays(
-    source: Dialect, data: st.DataObject
+    source: Provider, data: st.DataObject
 ) -> None:
     transcript, replies = data.draw(transcripts(source))
     assert ct.check_conversation(transcript) == []  # as a backend would send it
-    for target in DIALECTS:
+    for target in PROVIDERS:
         check_switch(transcript, replies, source, target)

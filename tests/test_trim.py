@@ -245,7 +245,7 @@ def test_a_trimmed_conversation_keeps_every_providers_items_with_their_turn(
     # Replies read by each dialect (its own items kept beside the message read
     # from them: thinking and signatures, parallel calls, server tools,
     # citations), from several providers in one conversation.
-    messages, _ = data.draw(switch.transcripts(*switch.DIALECTS, turns=4))
+    messages, _ = data.draw(switch.transcripts(*switch.PROVIDERS, turns=4))
     kept = check_trim(messages, data)
     if kept is None:
         return
@@ -253,6 +253,6 @@ def test_a_trimmed_conversation_keeps_every_providers_items_with_their_turn(
         if isinstance(message, ct.ProviderOutputItemsMessage):
             # The message read from the items is kept with them.
             assert isinstance(kept[position + 1], ct.AssistantMessage)
-    for dialect in switch.DIALECTS:
+    for dialect in switch.PROVIDERS:
         # Each dialect replays its own items from what is kept, and passes over the others'.
         dialect.module.to_request(kept, **dialect.request_options)
