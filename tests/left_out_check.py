@@ -7,7 +7,11 @@ says every dialect words it: ``"block 2: "``, ``"thinking block 0: "``,
 item holds there); a ``why`` that names no place means the message itself.
 :func:`strip_reported` removes each named piece, so a test can check that
 the request is the same without them (none was sent) and that
-``left_out`` of what remains is empty (nothing else was left out).
+``left_out`` of what remains is empty (nothing else was left out);
+:func:`stripped_messages` gives each message that remains with its index.
+A message taken out whole leaves :data:`NOTHING` in its place, since a
+dialect makes up the ids of calls that came without one from their
+message's place.
 """
 
 from __future__ import annotations
