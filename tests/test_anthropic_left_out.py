@@ -69,9 +69,9 @@ def test_a_transcript_this_dialect_made_leaves_out_only_blank_text() -> None:
     # reply cut at the limit a call that never came whole.
     assert kinds(transcript) == [(7, "text"), (12, "call")]
     assert [lo.why for lo in anthropic.left_out(transcript)] == [
-        "the API refuses a text block with nothing but white space in it",
-        "the reply's message does not hold this call (it was cut off at the token limit), "
-        "so no result will answer it",
+        "item 4: the API refuses a text block with nothing but white space in it",
+        "item 1: the reply's message does not hold this call (it was cut off at the token "
+        "limit), so no result will answer it",
     ]
 
 
@@ -142,10 +142,17 @@ def test_thinking() -> None:
         ),
         Q,
         items,
-        # What the items hold is said once, at the items; what they lack, here.
-        ct.AssistantMessage(content="", thinking=(*read, signed)),
+        # What the items hold is said once, at the items; what they lack, here
+        # (a redacted block whole, under its own word).
+        ct.AssistantMessage(content="", thinking=(*read, signed, redacted)),
     ]
-    assert kinds(transcript) == [(1, "thinking"), (2, "thinking"), (4, "thinking"), (5, "thinking")]
+    assert kinds(transcript) == [
+        (1, "thinking"),
+        (2, "thinking"),
+        (4, "thinking"),
+        (5, "thinking"),
+        (5, "redacted-thinking"),
+    ]
     without = [
         Q,
         ct.AssistantMessage(content="x", thinking=(signed, redacted)),
@@ -257,12 +264,14 @@ def test_media_and_detail() -> None:
         (0, "detail"),
     ]
     whys = [lo.why for lo in anthropic.left_out(transcript, unsupported="note")]
-    assert whys[0] == "Anthropic has no block for video or audio; a short note goes in its place"
+    assert whys[0] == (
+        "block 1: Anthropic has no block for video or audio; a short note goes in its place"
+    )
     assert whys[2] == (
-        "Anthropic takes no 'image/bmp' image (only JPEG, PNG, GIF and WebP); "
+        "block 3: Anthropic takes no 'image/bmp' image (only JPEG, PNG, GIF and WebP); "
         "a short note goes in its place"
     )
-    assert whys[4] == "Anthropic has no field for an image's detail ('high')"
+    assert whys[4] == "block 5: Anthropic has no field for an image's detail ('high')"
     # With the default, to_request refuses what left_out names, and says so.
     assert kinds(transcript) == kinds(transcript, unsupported="note")
     assert anthropic.left_out(transcript)[0].why.endswith('refuses it unless unsupported="note"')
@@ -518,7 +527,8 @@ def strip(transcript: list[Any]) -> tuple[list[Any], Counter[tuple[int, str]]]:
                 for thought in message.thinking:
                     key = _thought(thought.text, thought.signature, thought.redacted_data)
                     if key not in had:
-                        removed[(index, "thinking")] += 1
+                        redacted = thought.redacted_data is not None
+                        removed[(index, "redacted-thinking" if redacted else "thinking")] += 1
                     elif key in has:
                         thinking.append(thought)
                 if content == joined(before.items):

@@ -390,9 +390,17 @@ def test_unsigned_reasoning_is_left_out_and_a_turn_of_reasoning_alone_too() -> N
         {"role": "user", "content": [{"text": "r"}, {"text": "s"}]},
     ]
     assert bedrock.left_out(messages) == [
-        LeftOut(1, "thinking", "reasoning without a signature, which the API refuses"),
-        LeftOut(1, "thinking", "reasoning without a signature, which the API refuses"),
-        LeftOut(3, "thinking", "an assistant turn of reasoning alone, which newer models refuse"),
+        LeftOut(
+            1, "thinking", "thinking block 0: reasoning without a signature, which the API refuses"
+        ),
+        LeftOut(
+            1, "thinking", "thinking block 1: reasoning without a signature, which the API refuses"
+        ),
+        LeftOut(
+            3,
+            "thinking",
+            "thinking block 0: an assistant turn of reasoning alone, which newer models refuse",
+        ),
     ]
 
 
@@ -418,7 +426,7 @@ def test_redacted_data_that_is_not_base64_is_left_out() -> None:
     validate(body)
     assert body["messages"][1]["content"] == [{"text": "a"}]
     assert bedrock.left_out(messages) == [
-        LeftOut(1, "redacted-thinking", "redacted data that is not base64 text")
+        LeftOut(1, "redacted-thinking", "thinking block 0: redacted data that is not base64 text")
     ]
 
 
@@ -508,7 +516,7 @@ def test_a_cache_point_kept_in_old_items_is_not_sent() -> None:
         assert body["messages"][1]["content"] == [{"text": "kept"}]
         assert len(_points(body)) == (2 if cache else 0)
     assert bedrock.left_out(messages) == [
-        LeftOut(1, "cache-control", "a cache point kept by an older version")
+        LeftOut(1, "cache-control", "item 1: a cache point kept by an older version")
     ]
 
 
@@ -792,7 +800,7 @@ def test_a_block_boto3_could_not_read_is_not_sent() -> None:
     validate(body)
     assert body["messages"][1]["content"] == [{"text": "ok"}]
     assert bedrock.left_out(transcript) == [
-        LeftOut(1, "items", "a block boto3 could not read, whose content it dropped")
+        LeftOut(1, "items", "item 0: a block boto3 could not read, whose content it dropped")
     ]
 
 
@@ -823,6 +831,9 @@ def test_items_of_other_protocols_are_dropped_and_other_dialects_drop_these() ->
     ]
     assert bedrock.to_request(other)["messages"][1]["content"] == [{"text": "x"}]
     assert bedrock.left_out(other) == [LeftOut(1, "items", "items of protocol anthropic")]
+    # No items, no loss: nothing is named (as every other dialect has it).
+    other[1] = ct.ProviderOutputItemsMessage(protocol="anthropic", items=())
+    assert bedrock.left_out(other) == []
 
 
 def test_items_go_back_once_and_the_message_after_them_adds_only_what_they_lack() -> None:
@@ -1166,7 +1177,7 @@ def test_a_cut_call_is_kept_but_neither_run_nor_sent() -> None:
     validate(body, bedrock.tools_to_request([WEATHER]))
     assert [next(iter(b)) for b in body["messages"][1]["content"]] == ["text", "toolUse"]
     assert bedrock.left_out(transcript) == [
-        LeftOut(1, "call", "a tool call cut off at the token limit")
+        LeftOut(1, "call", "item 2: a tool call cut off at the token limit")
     ]
 
 
@@ -1820,17 +1831,23 @@ def test_left_out_names_every_kind_in_transcript_order() -> None:
     messages = _transcript_of_every_kind()
     assert bedrock.left_out(messages) == [
         LeftOut(0, "text", "a blank system prompt, which the API refuses"),
-        LeftOut(2, "thinking", "reasoning without a signature, which the API refuses"),
-        LeftOut(2, "redacted-thinking", "redacted data that is not base64 text"),
+        LeftOut(
+            2, "thinking", "thinking block 0: reasoning without a signature, which the API refuses"
+        ),
+        LeftOut(2, "redacted-thinking", "thinking block 1: redacted data that is not base64 text"),
         LeftOut(3, "items", "items of protocol openai-responses"),
-        LeftOut(5, "cache-control", "a cache point kept by an older version"),
-        LeftOut(5, "call", "a tool call cut off at the token limit"),
-        LeftOut(5, "items", "a block boto3 could not read, whose content it dropped"),
-        LeftOut(5, "text", "blank text, which the API refuses"),
-        LeftOut(5, "thinking", "reasoning without a signature, which the API refuses"),
-        LeftOut(5, "call", "a server tool's use whose result never came"),
-        LeftOut(5, "items", "an item that is not one Converse content block"),
-        LeftOut(8, "thinking", "an assistant turn of reasoning alone, which newer models refuse"),
+        LeftOut(5, "cache-control", "item 1: a cache point kept by an older version"),
+        LeftOut(5, "call", "item 2: a tool call cut off at the token limit"),
+        LeftOut(5, "items", "item 3: a block boto3 could not read, whose content it dropped"),
+        LeftOut(5, "text", "item 4: blank text, which the API refuses"),
+        LeftOut(5, "thinking", "item 5: reasoning without a signature, which the API refuses"),
+        LeftOut(5, "call", "item 6: a server tool's use whose result never came"),
+        LeftOut(5, "items", "item 7: an item that is not one Converse content block"),
+        LeftOut(
+            8,
+            "thinking",
+            "thinking block 0: an assistant turn of reasoning alone, which newer models refuse",
+        ),
         LeftOut(
             9,
             "image",

@@ -677,7 +677,7 @@ def test_a_transcript_gemini_made_loses_only_its_empty_parts(stream: str) -> Non
         LeftOut(
             1,
             "text",
-            f"part {number}: empty text with no signature, which says nothing and which "
+            f"item {number}: empty text with no signature, which says nothing and which "
             "Gemini refuses",
         )
         for number, part in enumerate(items.items)

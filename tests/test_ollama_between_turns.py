@@ -290,7 +290,7 @@ def test_thinking_false_leaves_all_thinking_out() -> None:
         LeftOut(1, "thinking", "thinking block 1: thinking=False leaves it out"),
         LeftOut(1, "signature", "thinking block 2: Ollama's thinking has no signature field"),
         LeftOut(1, "redacted-thinking", "thinking block 3: redacted thinking has no text to send"),
-        LeftOut(3, "thinking", "item 0: thinking=False leaves it out"),
+        LeftOut(3, "thinking", "item 0 at /thinking: thinking=False leaves it out"),
         LeftOut(4, "thinking", "thinking block 0: thinking=False leaves it out"),
     ]
     without_thinking = {k: v for k, v in item.items() if k != "thinking"}

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import place_of, strip_reported
 from test_dialects_requests import validate_openai_chat
 from test_openai_chat_turn import USAGE, chunk, completion, two_calls_stream, usage_chunk
 
@@ -180,7 +181,27 @@ def test_a_cut_reply_holding_only_a_cut_call_sends_no_turn() -> None:
     transcript = [QUESTION, *accumulator.result()]
     body = C.to_request([*transcript, NEVER_MIND])
     assert [turn["role"] for turn in body["messages"]] == ["user", "user"]
-    assert C.left_out(transcript) == [LeftOut(1, "call", C._CUT_CALL)]
+    assert C.left_out(transcript) == [LeftOut(1, "call", f"item 0 at /tool_calls/0: {C._CUT_CALL}")]
+
+
+def test_a_kept_message_with_an_empty_calls_list_sends_none() -> None:
+    # The API refuses "tool_calls": [] ("empty array"); vLLM writes one, and a
+    # stored message (or one whose cut calls were taken out) may hold it.
+    kept = ct.ProviderOutputItemsMessage(
+        protocol="openai-chat",
+        items=({"role": "assistant", "content": "Hi.", "tool_calls": [], "annotations": []},),
+    )
+    transcript: list[ct.Message] = [QUESTION, kept, ct.AssistantMessage(content="Hi."), NEVER_MIND]
+    body = C.to_request(transcript)
+    validate_openai_chat(body)
+    assert body["messages"][1] == {"role": "assistant", "content": "Hi."}
+    assert C.left_out(transcript) == []
+    # With nothing else to say, it sends no turn at all.
+    silent = ct.ProviderOutputItemsMessage(
+        protocol="openai-chat", items=({"role": "assistant", "content": None, "tool_calls": []},)
+    )
+    body = C.to_request([QUESTION, silent, ct.AssistantMessage(), NEVER_MIND])
+    assert [message["role"] for message in body["messages"]] == ["user", "user"]
 
 
 def test_an_empty_assistant_message_sends_no_turn_but_reasoning_asked_for_does() -> None:
@@ -364,17 +385,17 @@ def test_left_out_names_each_kind_and_removing_it_changes_nothing() -> None:
         NEVER_MIND,
     ]
     assert C.left_out(transcript, unsupported="note") == [
-        LeftOut(0, "video", "OpenAI Chat Completions has no part for video"),
+        LeftOut(0, "video", "block 1: OpenAI Chat Completions has no part for video"),
         LeftOut(
             1, "items", "items of protocol 'anthropic' mean nothing to OpenAI Chat Completions"
         ),
-        LeftOut(2, "thinking", C._REASONING_NOT_SENT),
-        LeftOut(2, "redacted-thinking", C._REDACTED),
+        LeftOut(2, "thinking", f"thinking block 0: {C._REASONING_NOT_SENT}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {C._REDACTED}"),
     ]
     # With reasoning= the text goes; its signature and the redacted block do not.
     assert C.left_out(transcript, unsupported="note", reasoning="reasoning_content")[2:] == [
-        LeftOut(2, "signature", C._SIGNATURE),
-        LeftOut(2, "redacted-thinking", C._REDACTED),
+        LeftOut(2, "signature", f"thinking block 0: {C._SIGNATURE}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {C._REDACTED}"),
     ]
     note_text = C.to_request(transcript, unsupported="note")["messages"][0]["content"][1]["text"]
     removed: list[ct.Message] = [
@@ -403,11 +424,11 @@ def test_left_out_names_what_a_kept_reply_does_not_send_back() -> None:
     transcript = _kept_transcript()
     # Annotations have no input field; reasoning goes only when asked for.
     assert C.left_out(transcript[:5]) == [
-        LeftOut(2, "annotations", C._ANNOTATIONS),
-        LeftOut(2, "thinking", C._REASONING_NOT_SENT),
+        LeftOut(2, "annotations", f"item 0 at /annotations: {C._ANNOTATIONS}"),
+        LeftOut(2, "thinking", f"item 0 at /reasoning_content: {C._REASONING_NOT_SENT}"),
     ]
     assert C.left_out(transcript[:5], reasoning="reasoning") == [
-        LeftOut(2, "annotations", C._ANNOTATIONS),
+        LeftOut(2, "annotations", f"item 0 at /annotations: {C._ANNOTATIONS}"),
     ]
     # Removing both from the kept message changes nothing that is sent.
     kept = transcript[2]
@@ -417,6 +438,54 @@ def test_left_out_names_what_a_kept_reply_does_not_send_back() -> None:
     item = {k: v for k, v in first.items() if k not in ("annotations", "reasoning_content")}
     bare = ct.ProviderOutputItemsMessage(protocol="openai-chat", items=(item,))
     _same_request(transcript, [*transcript[:2], bare, *transcript[3:]])
+
+
+def test_left_out_names_only_the_thinking_a_kept_reply_does_not_hold() -> None:
+    kept, read = C.from_response(
+        completion({"role": "assistant", "content": None, "refusal": "No.", "reasoning": "Why."})
+    )
+    assert isinstance(read, ct.AssistantMessage)
+    added = ct.ThinkingBlock(text="Added later.")
+    edited = ct.AssistantMessage(content=read.content, thinking=(*read.thinking, added))
+    # The reply's own reasoning is named once, at the item; the block added here, here.
+    assert C.left_out([QUESTION, kept, edited]) == [
+        LeftOut(1, "thinking", f"item 0 at /reasoning: {C._REASONING_NOT_SENT}"),
+        LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
+    ]
+    assert C.left_out([QUESTION, kept, edited], reasoning="reasoning") == [
+        LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
+    ]
+    _same_request([QUESTION, kept, edited], [QUESTION, kept, read], reasoning="reasoning")
+
+
+def test_a_field_is_named_by_a_pointer_that_reads_back_whatever_its_key() -> None:
+    key = "odd/key~: with space"
+    odd = ct.ProviderOutputItemsMessage(
+        protocol="openai-chat", items=({"role": "assistant", "content": "Hi.", key: 1},)
+    )
+    transcript: list[ct.Message] = [QUESTION, odd, ct.AssistantMessage(content="Hi.")]
+    [piece] = C.left_out(transcript)
+    assert piece.why.startswith("item 0 at /odd~1key~0%3A%20with%20space: ")
+    assert place_of(piece) == ("item", 0, (key,))
+    without = strip_reported(transcript, [piece], "OpenAI Chat Completions")
+    _same_request(transcript, without)
+    assert C.left_out(without) == []
+
+
+def test_left_out_names_the_sample_rate_input_audio_has_no_field_for() -> None:
+    audio = ct.AudioBase64Block(data="UklGRgAAAAA=", media_type="audio/wav", sample_rate=16000)
+    transcript: list[ct.Message] = [
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="Hear"), audio))
+    ]
+    assert C.left_out(transcript) == [
+        LeftOut(0, "sample-rate", "block 1: input_audio has no field for a sample rate")
+    ]
+    plain = ct.AudioBase64Block(data=audio.data, media_type=audio.media_type)
+    without: list[ct.Message] = [
+        ct.UserMultimodalMessage(content=(ct.TextBlock(text="Hear"), plain))
+    ]
+    _same_request(transcript, without)
+    assert C.left_out(without) == []
 
 
 def test_left_out_names_an_unknown_detail_and_unknown_fields() -> None:
@@ -430,9 +499,15 @@ def test_left_out_names_an_unknown_detail_and_unknown_fields() -> None:
     )
     transcript: list[ct.Message] = [ct.UserMultimodalMessage(content=(image,)), odd]
     assert C.left_out(transcript) == [
-        LeftOut(0, "detail", "the API knows no image detail 'original'; it is left out"),
-        LeftOut(1, "items", "the API takes no 'provider_fields' field on an assistant message"),
-        LeftOut(1, "items", "an item that is not a message object has no place in the request"),
+        LeftOut(0, "detail", "block 0: the API knows no image detail 'original'; it is left out"),
+        LeftOut(
+            1,
+            "items",
+            "item 0 at /provider_fields: the API takes no such field on an assistant message",
+        ),
+        LeftOut(
+            1, "items", "item 1: an item that is not a message object has no place in the request"
+        ),
     ]
     assert all(note.what in LEFT_OUT_KINDS for note in C.left_out(transcript))
 

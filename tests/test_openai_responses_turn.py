@@ -595,7 +595,9 @@ def test_a_reply_cut_at_the_token_limit_in_a_call_keeps_the_call_in_the_items_on
         "call_0b",
         None,
     ]
-    assert openai_responses.left_out(transcript) == [LeftOut(1, "call", openai_responses._CUT_CALL)]
+    assert openai_responses.left_out(transcript) == [
+        LeftOut(1, "call", f"item 2: {openai_responses._CUT_CALL}")
+    ]
     # A transcript that answers it anyway (as this page once advised) sends it with its answer.
     answered = [*later, ct.ToolResultMessage(tool_use_id="call_1b", content="(cut off)")]
     body = openai_responses.to_request(
@@ -843,8 +845,8 @@ def test_items_stored_with_the_sdks_fields_go_out_without_them() -> None:
         ct.ToolResultMessage(tool_use_id="call_0b", content="ok"),
     ]
     assert openai_responses.left_out(transcript) == [
-        LeftOut(1, "items", openai_responses._SDK_FIELD),
-        LeftOut(1, "items", openai_responses._SDK_FIELD),
+        LeftOut(1, "items", f"item 0 at /content/0/parsed: {openai_responses._SDK_FIELD}"),
+        LeftOut(1, "items", f"item 1 at /parsed_arguments: {openai_responses._SDK_FIELD}"),
     ]
 
 

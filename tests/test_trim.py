@@ -7,7 +7,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given
+import test_switch_providers as switch
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import convtypes as ct
@@ -22,6 +23,8 @@ from convtypes.dialects import (
     openai_chat,
     openai_responses,
 )
+
+from budget import examples
 
 DIALECTS = (anthropic, openai_chat, openai_responses, gemini, ollama, bedrock, mistral, cohere)
 SYSTEM = ct.SystemMessage(content="be brief")
@@ -188,10 +191,11 @@ def transcripts(draw: st.DrawFn) -> list[ct.Message]:
     return out
 
 
-@given(transcripts(), st.data())
-def test_trim_keeps_the_longest_sendable_tail_that_fits(
-    messages: list[ct.Message], data: st.DataObject
-) -> None:
+def check_trim(messages: list[ct.Message], data: st.DataObject) -> list[ct.Message] | None:
+    """Trim ``messages`` at a drawn budget, with drawn counts, and hold the result to
+    every promise: the system message and the longest tail that fits and may start
+    a conversation, each message counted once, a conversation the check passes.
+    ``None`` when not even the last turn fits (and ``trim`` said how much it needs)."""
     costs = data.draw(st.lists(st.integers(0, 5), min_size=len(messages), max_size=len(messages)))
     cost_of = {id(message): cost for message, cost in zip(messages, costs, strict=True)}
     asked: Counter[int] = Counter()
@@ -208,8 +212,11 @@ def test_trim_keeps_the_longest_sendable_tail_that_fits(
     # check, by brute force.
     def sendable(start: int) -> bool:
         tail = messages[start:]
-        return isinstance(tail[0], ct.UserMessage) and ct.check_conversation(head + tail) == []
+        return isinstance(tail[0], (ct.UserMessage, ct.UserMultimodalMessage)) and (
+            ct.check_conversation(head + tail) == []
+        )
 
+    assert sendable(first), "the drawn conversation should be one the check passes"
     fitting = [
         start
         for start in range(first, len(messages))
@@ -221,11 +228,40 @@ def test_trim_keeps_the_longest_sendable_tail_that_fits(
         assert fitting == []
         last = max(s for s in range(first, len(messages)) if sendable(s))
         assert err.needed == sum(costs[:first]) + sum(costs[last:])
-        return
+        return None
     assert fitting, "trim returned a tail the oracle says cannot fit"
     assert kept == head + messages[min(fitting) :]
     assert sum(cost_of[id(m)] for m in kept) <= budget
     assert all(times == 1 for times in asked.values())
     assert ct.check_conversation(kept) == []
-    for dialect in DIALECTS:
+    return kept
+
+
+@given(transcripts(), st.data())
+def test_trim_keeps_the_longest_sendable_tail_that_fits(
+    messages: list[ct.Message], data: st.DataObject
+) -> None:
+    kept = check_trim(messages, data)
+    for dialect in DIALECTS if kept is not None else ():
         dialect.to_request(kept)
+
+
+@settings(max_examples=examples(100, 15))
+@given(st.data())
+def test_a_trimmed_conversation_keeps_every_providers_items_with_their_turn(
+    data: st.DataObject,
+) -> None:
+    # Replies read by each dialect (its own items kept beside the message read
+    # from them: thinking and signatures, parallel calls, server tools,
+    # citations), from several providers in one conversation.
+    messages, _ = data.draw(switch.transcripts(*switch.PROVIDERS, turns=4))
+    kept = check_trim(messages, data)
+    if kept is None:
+        return
+    for position, message in enumerate(kept):
+        if isinstance(message, ct.ProviderOutputItemsMessage):
+            # The message read from the items is kept with them.
+            assert isinstance(kept[position + 1], ct.AssistantMessage)
+    for dialect in switch.PROVIDERS:
+        # Each dialect replays its own items from what is kept, and passes over the others'.
+        dialect.module.to_request(kept, **dialect.request_options)

@@ -10,10 +10,11 @@ model, instead of losing them unannounced.
 from __future__ import annotations
 
 from typing import Final, Literal
+from urllib.parse import quote
 
 from msgspec import Struct
 
-__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "media_kind"]
+__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "in_item", "media_kind"]
 
 LeftOutKind = Literal[
     "thinking",
@@ -81,12 +82,38 @@ class LeftOut(Struct, frozen=True, gc=False):
 
     ``index`` is the position in the transcript of the message it belongs
     to, ``what`` one of :data:`LeftOutKind`, and ``why`` a sentence for a
-    log or a person.
+    log or a person. Every dialect starts ``why`` with the piece's place in
+    its message, in the same words, so that a program can find the piece:
+
+    - ``"block N: "``: content block ``N`` of a multimodal user message;
+    - ``"thinking block N: "``: thinking block ``N`` of an assistant message;
+    - ``"item N: "``: item ``N`` of a provider items message, the whole item
+      (a Gemini part, an Anthropic block, a Responses item);
+    - ``"item N at /a/b: "``: what item ``N`` holds at that JSON Pointer (RFC
+      6901, in its URI fragment form without the ``#``), such as
+      ``"item 0 at /annotations: "`` or ``"item 0 at /tool_calls/2: "``.
+
+    A ``why`` with no place names the message itself: its text, for
+    ``"text"`` (the blank text of a system, user or assistant message), or
+    the whole message (items of another protocol).
     """
 
     index: int
     what: LeftOutKind
     why: str
+
+
+def in_item(position: int, *path: str | int) -> str:
+    """The place of item ``position`` of an items message, or of what it holds at ``path``.
+
+    ``in_item(0)`` is ``"item 0"``; ``in_item(0, "tool_calls", 2)`` is
+    ``"item 0 at /tool_calls/2"``, each step escaped as RFC 6901 asks and
+    percent-encoded, so that the place ends at the first ``": "``.
+    """
+    if not path:
+        return f"item {position}"
+    steps = (quote(str(step).replace("~", "~0").replace("/", "~1"), safe="~") for step in path)
+    return f"item {position} at /{'/'.join(steps)}"
 
 
 def media_kind(block: object) -> LeftOutKind:

@@ -145,7 +145,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
-from ._left_out import LeftOut, LeftOutKind
+from ._left_out import LeftOut, LeftOutKind, in_item
 from ._media import image_type, parse_data_url
 from ._partial_json import read_partial_object
 from ._reply import (
@@ -656,7 +656,8 @@ def left_out(
       redacted data (another provider's, or one cut off), the text of a
       redacted block (only its data goes), and thinking of an
       ``AssistantMessage`` right after ``anthropic`` items that the items
-      do not hold (the items stand for the reply).
+      do not hold (the items stand for the reply); ``"redacted-thinking"``
+      for such a block that is redacted.
     - ``"items"``: provider items of another protocol (one per message
       that holds any), an item of this protocol that is not a JSON object,
       and fields the SDK adds to a block (``parsed_output``).
@@ -719,17 +720,17 @@ _BLANK: Final = "the API refuses text with nothing but white space in it"
 
 def _thinking_left_out(index: int, thinking: Iterable[ThinkingBlock]) -> list[LeftOut]:
     out: list[LeftOut] = []
-    for thought in thinking:
+    for position, thought in enumerate(thinking):
         if thought.redacted_data is not None:
             if thought.text or thought.signature:
                 why = "a redacted block goes back as its data alone, without its text"
-                out.append(LeftOut(index, "thinking", why))
+                out.append(LeftOut(index, "thinking", f"thinking block {position}: {why}"))
         elif not thought.signature:
             why = (
                 "thinking without a signature (another provider's, or cut off) is refused, "
                 "and a signature cannot be made up"
             )
-            out.append(LeftOut(index, "thinking", why))
+            out.append(LeftOut(index, "thinking", f"thinking block {position}: {why}"))
     return out
 
 
@@ -756,8 +757,12 @@ def _uncarried_thinking(
                 held.add(_thought_key("", None, data))
     why = "the items before this message stand for its reply, and do not hold this thinking"
     return [
-        LeftOut(index, "thinking", why)
-        for thought in thinking
+        LeftOut(
+            index,
+            "redacted-thinking" if thought.redacted_data is not None else "thinking",
+            f"thinking block {position}: {why}",
+        )
+        for position, thought in enumerate(thinking)
         if _thought_key(thought.text, thought.signature, thought.redacted_data) not in held
     ]
 
@@ -770,20 +775,21 @@ def _blocks_left_out(index: int, blocks: Iterable[object], unsupported: str) -> 
         else 'to_request refuses it unless unsupported="note"'
     )
     for position, block in enumerate(blocks):
+        where = f"block {position}"
         if isinstance(block, TextBlock):
             if not _has_text(block.text):
-                out.append(LeftOut(index, "text", _BLANK))
+                out.append(LeftOut(index, "text", f"{where}: {_BLANK}"))
         elif isinstance(block, (ImageUrlBlock, ImageBase64Block)):
             image = _image(block)
             if isinstance(image, str):
-                out.append(LeftOut(index, "image", f"{DIALECT} {image}; {instead}"))
+                out.append(LeftOut(index, "image", f"{where}: {DIALECT} {image}; {instead}"))
             elif isinstance(block, ImageUrlBlock) and block.detail != "auto":
                 why = f"{DIALECT} has no field for an image's detail ({short(block.detail, 20)})"
-                out.append(LeftOut(index, "detail", why))
+                out.append(LeftOut(index, "detail", f"{where}: {why}"))
         elif isinstance(block, _VIDEO):
-            out.append(LeftOut(index, "video", f"{DIALECT} {_NO_MEDIA}; {instead}"))
+            out.append(LeftOut(index, "video", f"{where}: {DIALECT} {_NO_MEDIA}; {instead}"))
         elif isinstance(block, _AUDIO):
-            out.append(LeftOut(index, "audio", f"{DIALECT} {_NO_MEDIA}; {instead}"))
+            out.append(LeftOut(index, "audio", f"{where}: {DIALECT} {_NO_MEDIA}; {instead}"))
         elif isinstance(block, UnknownBlock):
             raise unknown_block(DIALECT, index, position, block)
     return out
@@ -793,18 +799,18 @@ def _items_left_out(index: int, items: tuple[Any, ...], transcript: list[Any]) -
     answered = _answered_calls(index, transcript)
     unanswered = _unanswered_uses(index, items, transcript, answered)
     out: list[LeftOut] = []
-    for item in items:
+    for position, item in enumerate(items):
         dropped = _dropped(item, answered, unanswered)
         if dropped is not None:
             what, why = _DROPPED[dropped]
-            out.append(LeftOut(index, what, why))
+            out.append(LeftOut(index, what, f"{in_item(position)}: {why}"))
             continue
-        if not _SDK_ONLY.isdisjoint(item):
-            why = "fields the SDK adds to a block (parsed_output) are not part of the API"
-            out.append(LeftOut(index, "items", why))
+        for key in _SDK_ONLY.intersection(item):
+            why = "a field the SDK adds to a block is not part of the API"
+            out.append(LeftOut(index, "items", f"{in_item(position, key)}: {why}"))
         if _MARKER in item:
             why = "a cache marker in a transcript's items is not sent: cache= places them"
-            out.append(LeftOut(index, "cache-control", why))
+            out.append(LeftOut(index, "cache-control", f"{in_item(position, _MARKER)}: {why}"))
     return out
 
 

@@ -126,7 +126,7 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import built, field, jsonable, parse_arguments, plain, tool_call
-from ._left_out import LeftOut, LeftOutKind, media_kind
+from ._left_out import LeftOut, LeftOutKind, in_item, media_kind
 from ._partial_json import read_partial_object
 from ._reply import (
     Delta,
@@ -353,7 +353,8 @@ class _Turns:
     """The request's messages as they are built: merged by role, reasoning first.
 
     ``sources`` follows the content of the open assistant turn with the
-    transcript index of each block, when what is left out is being noted.
+    transcript index of each block and its place in its message (see
+    :class:`LeftOut`), when what is left out is being noted.
     """
 
     __slots__ = ("content", "notes", "opened", "role", "sources", "thought_end", "turns")
@@ -364,7 +365,7 @@ class _Turns:
         self.role = ""
         self.content: list[dict[str, Any]] = []
         self.thought_end = 0
-        self.sources: list[int] = []
+        self.sources: list[tuple[int, str]] = []
         self.notes = notes
 
     def _open(self, role: str, index: int) -> None:
@@ -381,23 +382,33 @@ class _Turns:
         self.content.extend(blocks)
 
     def assistant(
-        self, index: int, thoughts: list[dict[str, Any]], blocks: list[dict[str, Any]]
+        self,
+        index: int,
+        thoughts: list[dict[str, Any]],
+        blocks: list[dict[str, Any]],
+        places: list[str] | None = None,
     ) -> None:
-        """Add an assistant message's reasoning (first in the turn) and other blocks."""
+        """Add an assistant message's reasoning (first in the turn) and other blocks.
+
+        ``places`` names each thought's place in the message, when noting.
+        """
         if self.role != "assistant":
             self._open("assistant", index)
             self.thought_end = 0
             self.sources = []
         # A merged turn keeps all its reasoning first, in order.
         self.content[self.thought_end : self.thought_end] = thoughts
-        if self.notes is not None:
-            self.sources[self.thought_end : self.thought_end] = [index] * len(thoughts)
-            self.sources.extend([index] * len(blocks))
+        if self.notes is not None and places is not None:
+            self.sources[self.thought_end : self.thought_end] = [(index, at) for at in places]
+            self.sources.extend([(index, "")] * len(blocks))
         self.thought_end += len(thoughts)
         self.content.extend(blocks)
 
-    def items(self, index: int, blocks: list[dict[str, Any]]) -> None:
-        """Add kept blocks as they came, their reasoning where it stands."""
+    def items(self, index: int, blocks: list[dict[str, Any]], places: list[str]) -> None:
+        """Add kept blocks as they came, their reasoning where it stands.
+
+        ``places`` names each block's item, when noting.
+        """
         if self.role != "assistant":
             self._open("assistant", index)
             self.thought_end = 0
@@ -408,7 +419,7 @@ class _Turns:
                     break
                 self.thought_end += 1
         if self.notes is not None:
-            self.sources.extend([index] * len(blocks))
+            self.sources.extend((index, at) for at in places)
         self.content.extend(blocks)
 
     def _close(self) -> None:
@@ -422,13 +433,13 @@ class _Turns:
         if self.role != "assistant" or self.thought_end != len(self.content):
             return
         if self.notes is not None:
-            for block, index in zip(self.content, self.sources, strict=True):
+            for block, (index, place) in zip(self.content, self.sources, strict=True):
                 redacted = "redactedContent" in block["reasoningContent"]
                 self.notes.append(
                     LeftOut(
                         index,
                         "redacted-thinking" if redacted else "thinking",
-                        "an assistant turn of reasoning alone, which newer models refuse",
+                        f"{place}: an assistant turn of reasoning alone, which newer models refuse",
                     )
                 )
         self.turns.pop()
@@ -516,8 +527,11 @@ def _replayed(
     transcript: list[Any],
     ids: CallIds,
     notes: list[LeftOut] | None,
+    places: list[str] | None,
 ) -> list[dict[str, Any]]:
     """The blocks of the items at ``index`` that go back, as boto3 takes them.
+
+    ``places`` (when noting) gets the place of each block that goes.
 
     A client ``toolUse`` goes back only if the ``AssistantMessage`` right
     after the items holds it as a call: one it lacks was cut off at the
@@ -533,24 +547,28 @@ def _replayed(
         if isinstance(result, dict) and isinstance(result.get("toolUseId"), str):
             served.add(result["toolUseId"])
     blocks: list[dict[str, Any]] = []
-    for item in kept:
+    for position, item in enumerate(kept):
+        where = in_item(position)
         block, what, why = _replayable(item)
         if block is None:
-            _note(notes, index, what, why)
+            _note(notes, index, what, f"{where}: {why}")
             continue
         use = block.get("toolUse")
         if isinstance(use, dict):
             call_id = use.get("toolUseId")
             if use.get("type") == _SERVER_CALL:
                 if not isinstance(call_id, str) or call_id not in served:
-                    _note(notes, index, "call", "a server tool's use whose result never came")
+                    why = "a server tool's use whose result never came"
+                    _note(notes, index, "call", f"{where}: {why}")
                     continue
             elif not isinstance(call_id, str) or call_id not in answered:
-                _note(notes, index, "call", "a tool call cut off at the token limit")
+                _note(notes, index, "call", f"{where}: a tool call cut off at the token limit")
                 continue
             else:
                 name = use.get("name")
                 ids.carried(index, call_id, call_id, name if isinstance(name, str) else "")
+        if places is not None:
+            places.append(where)
         try:
             blocks.append(_wire(block))
         except ValueError as err:
@@ -561,8 +579,14 @@ def _replayed(
     return blocks
 
 
-def _redacted(index: int, thoughts: list[dict[str, Any]], notes: list[LeftOut] | None) -> None:
-    """Reasoning blocks as boto3 takes them: redacted data as bytes, or left out."""
+def _redacted(
+    index: int, thoughts: list[dict[str, Any]], notes: list[LeftOut] | None, places: list[str]
+) -> None:
+    """Reasoning blocks as boto3 takes them: redacted data as bytes, or left out.
+
+    ``places`` names each thought's place (when noting), and loses those left out.
+    """
+    dropped: list[LeftOut] = []
     for at in range(len(thoughts) - 1, -1, -1):
         reasoning = thoughts[at]["reasoningContent"]
         data = reasoning.get("redactedContent")
@@ -571,8 +595,13 @@ def _redacted(index: int, thoughts: list[dict[str, Any]], notes: list[LeftOut] |
         try:
             reasoning["redactedContent"] = _b64(data)
         except ValueError:
-            _note(notes, index, "redacted-thinking", "redacted data that is not base64 text")
+            if notes is not None:
+                why = f"{places[at]}: redacted data that is not base64 text"
+                dropped.append(LeftOut(index, "redacted-thinking", why))
+                del places[at]
             del thoughts[at]
+    if notes is not None:
+        notes.extend(reversed(dropped))
 
 
 def _build(
@@ -600,14 +629,18 @@ def _build(
             text = message.content
             calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
             thoughts: list[dict[str, Any]] = []
+            places: list[str] = []
             if previous is None:
                 thoughts = _thought_items(message.thinking)
                 if notes is not None:
-                    for thought in message.thinking:
+                    for position, thought in enumerate(message.thinking):
+                        where = f"thinking block {position}"
                         if thought.redacted_data is None and not thought.signature:
                             why = "reasoning without a signature, which the API refuses"
-                            notes.append(LeftOut(index, "thinking", why))
-                _redacted(index, thoughts, notes)
+                            notes.append(LeftOut(index, "thinking", f"{where}: {why}"))
+                        else:
+                            places.append(where)
+                _redacted(index, thoughts, notes, places)
             else:
                 # The message read from the items before it: only what they lack.
                 if text == previous.text:
@@ -626,7 +659,7 @@ def _build(
                 }
                 blocks.append({"toolUse": use})
             if thoughts or blocks:
-                turns.assistant(index, thoughts, blocks)
+                turns.assistant(index, thoughts, blocks, places)
             continue
         if isinstance(message, UserMessage):
             ids.user(index)
@@ -649,13 +682,15 @@ def _build(
             continue
         if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
-                _note(notes, index, "items", f"items of protocol {label(message.protocol)}")
+                if message.items:
+                    _note(notes, index, "items", f"items of protocol {label(message.protocol)}")
                 continue
             ids.assistant()
-            blocks = _replayed(index, message.items, transcript, ids, notes)
+            sent_places: list[str] | None = [] if notes is not None else None
+            blocks = _replayed(index, message.items, transcript, ids, notes, sent_places)
             kept = _Kept(message.items)
             if blocks:
-                turns.items(index, blocks)
+                turns.items(index, blocks, sent_places or [])
             continue
         if isinstance(message, UnknownMessage):
             raise unknown_message(index, message)

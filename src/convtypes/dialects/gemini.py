@@ -680,7 +680,7 @@ def _empty_parts(index: int, items: Iterable[object], report: list[LeftOut]) -> 
                 LeftOut(
                     index,
                     "text",
-                    f"part {position}: empty text with no signature, which says nothing "
+                    f"item {position}: empty text with no signature, which says nothing "
                     "and which Gemini refuses",
                 )
             )

@@ -100,7 +100,7 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
-from ._left_out import LeftOut, media_kind
+from ._left_out import LeftOut, in_item, media_kind
 from ._media import image_type, parse_data_url
 from ._ollama_schema import describe, parameters
 from ._reply import (
@@ -452,7 +452,9 @@ def _build(
                     if report is not None:
                         report.append(
                             LeftOut(
-                                index, "thinking", f"item {position}: thinking=False leaves it out"
+                                index,
+                                "thinking",
+                                f"{in_item(position, 'thinking')}: thinking=False leaves it out",
                             )
                         )
                 out.append(item)

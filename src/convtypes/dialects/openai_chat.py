@@ -76,7 +76,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
-from ._left_out import LeftOut, media_kind
+from ._left_out import LeftOut, in_item, media_kind
 from ._media import image_type
 from ._reply import (
     Delta,
@@ -147,7 +147,7 @@ def _parts(
                 image["detail"] = block.detail
             elif notes is not None:
                 why = f"the API knows no image detail {block.detail!r:.40}; it is left out"
-                notes.append(LeftOut(index, "detail", why))
+                notes.append(LeftOut(index, "detail", f"block {position}: {why}"))
             out.append({"type": "image_url", "image_url": image})
             continue
         if isinstance(block, ImageBase64Block):
@@ -162,6 +162,9 @@ def _parts(
             if audio_format is not None:
                 audio = {"data": block.data, "format": audio_format}
                 out.append({"type": "input_audio", "input_audio": audio})
+                if notes is not None and block.sample_rate is not None:
+                    why = "input_audio has no field for a sample rate"
+                    notes.append(LeftOut(index, "sample-rate", f"block {position}: {why}"))
                 continue
             why = f"takes audio only as base64 WAV or MP3, not {block.media_type!r}"
         elif isinstance(block, UnknownBlock):
@@ -173,7 +176,9 @@ def _parts(
         if unsupported == "note":
             out.append({"type": "text", "text": note_text(DIALECT, block)})
             if notes is not None:
-                notes.append(LeftOut(index, media_kind(block), f"{DIALECT} {why}"))
+                notes.append(
+                    LeftOut(index, media_kind(block), f"block {position}: {DIALECT} {why}")
+                )
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return out
@@ -213,6 +218,7 @@ def _replayed(
     item: dict[str, Any],
     reasoning: str | None,
     index: int,
+    place: int,
     ids: CallIds,
     notes: list[LeftOut] | None,
 ) -> dict[str, Any] | None:
@@ -222,18 +228,20 @@ def _replayed(
     without it. A call cut off at the token limit is left out (see
     :func:`_replayed_calls`); a turn left with nothing to say is ``None``.
     The turn is the request's own: nothing in it is shared with the item.
+    ``place`` is the item's position in its message, for ``notes``.
     """
     turn = {key: item[key] for key in _INPUT_KEYS if item.get(key) is not None}
     calls = turn.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        calls = turn["tool_calls"] = _replayed_calls(index, calls, ids, notes)
+    if isinstance(calls, list):
+        # An empty list (vLLM writes one) is refused by the API: no calls, no field.
+        calls = turn["tool_calls"] = _replayed_calls(index, place, calls, ids, notes)
         if not calls:
             del turn["tool_calls"]
             said = turn.get("content") or turn.get("refusal") or item.get("audio")
             if not said and "function_call" not in turn:
                 # It held only a cut call: no turn.
                 if notes is not None:
-                    notes.extend(_kept_notes(index, item, None, None))
+                    notes.extend(_kept_notes(index, place, item, None, None))
                 return None
     audio = item.get("audio")
     if isinstance(audio, dict) and "id" in audio:
@@ -249,12 +257,16 @@ def _replayed(
         else:
             thought = None
     if notes is not None:
-        notes.extend(_kept_notes(index, item, turn, thought))
+        notes.extend(_kept_notes(index, place, item, turn, thought))
     return copy_object(turn)
 
 
 def _kept_notes(
-    index: int, item: dict[str, Any], turn: dict[str, Any] | None, thought: str | None
+    index: int,
+    place: int,
+    item: dict[str, Any],
+    turn: dict[str, Any] | None,
+    thought: str | None,
 ) -> list[LeftOut]:
     """What of a kept message its replayed ``turn`` does not send (its cut calls aside).
 
@@ -265,18 +277,19 @@ def _kept_notes(
     for key, value in item.items():
         if key in ("role", "tool_calls") or value is None or value in ("", [], {}):
             continue
+        where = in_item(place, key)
         if key in _REASONING_KEYS:
             if key != thought:
-                out.append(LeftOut(index, "thinking", _REASONING_NOT_SENT))
+                out.append(LeftOut(index, "thinking", f"{where}: {_REASONING_NOT_SENT}"))
         elif turn is not None and key in turn:
             continue
         elif key == "annotations":
-            out.append(LeftOut(index, "annotations", _ANNOTATIONS))
+            out.append(LeftOut(index, "annotations", f"{where}: {_ANNOTATIONS}"))
         elif key == "audio":
-            out.append(LeftOut(index, "audio", _AUDIO_WITHOUT_ID))
+            out.append(LeftOut(index, "audio", f"{where}: {_AUDIO_WITHOUT_ID}"))
         elif key not in ("content", "refusal"):
-            why = f"the API takes no {key!r:.40} field on an assistant message"
-            out.append(LeftOut(index, "items", why))
+            why = "the API takes no such field on an assistant message"
+            out.append(LeftOut(index, "items", f"{where}: {why}"))
     return out
 
 
@@ -352,7 +365,7 @@ class _Kept:
 
 
 def _replayed_calls(
-    index: int, kept: list[Any], ids: CallIds, notes: list[LeftOut] | None
+    index: int, place: int, kept: list[Any], ids: CallIds, notes: list[LeftOut] | None
 ) -> list[Any]:
     """A kept message's calls, each with an id the API takes, entered in ``ids``.
 
@@ -368,13 +381,14 @@ def _replayed_calls(
     """
     out: list[Any] = []
     position = 0
-    for call in kept:
+    for at, call in enumerate(kept):
         if not isinstance(call, dict):
             out.append(call)
             continue
         if not _runnable(call):
             if notes is not None:
-                notes.append(LeftOut(index, "call", _CUT_CALL))
+                where = in_item(place, "tool_calls", at)
+                notes.append(LeftOut(index, "call", f"{where}: {_CUT_CALL}"))
             continue
         call_id = call.get("id")
         name = _call_name(call)
@@ -432,9 +446,9 @@ def left_out(
     One :class:`~convtypes.dialects.LeftOut` per piece, in transcript order:
     thinking (all of it by default; with ``reasoning=`` the signatures and
     the redacted blocks), items of other protocols, annotations and calls
-    cut off in a kept reply, an image ``detail`` the API does not know, and
-    media noted in place under ``unsupported="note"``. Raises what
-    :func:`to_request` raises.
+    cut off in a kept reply, an image ``detail`` the API does not know,
+    audio's ``sample_rate``, and media noted in place under
+    ``unsupported="note"``. Raises what :func:`to_request` raises.
     """
     check_unsupported(unsupported)
     _check_reasoning(reasoning)
@@ -449,13 +463,14 @@ def _thinking_notes(
     """The thinking an assistant turn leaves out: every block, or with ``reasoning`` their
     signatures and the redacted blocks."""
     out: list[LeftOut] = []
-    for block in thinking:
+    for position, block in enumerate(thinking):
+        where = f"thinking block {position}"
         if block.redacted_data is not None:
-            out.append(LeftOut(index, "redacted-thinking", _REDACTED))
+            out.append(LeftOut(index, "redacted-thinking", f"{where}: {_REDACTED}"))
         elif reasoning is None:
-            out.append(LeftOut(index, "thinking", _REASONING_NOT_SENT))
+            out.append(LeftOut(index, "thinking", f"{where}: {_REASONING_NOT_SENT}"))
         elif block.signature is not None:
-            out.append(LeftOut(index, "signature", _SIGNATURE))
+            out.append(LeftOut(index, "signature", f"{where}: {_SIGNATURE}"))
     return out
 
 
@@ -465,6 +480,26 @@ _EDITED_THINKING: Final = (
     "an assistant message after a kept reply sends only the text and calls that reply "
     "lacks; its reasoning goes from the kept reply"
 )
+
+
+def _uncarried_notes(
+    index: int, thinking: Iterable[ThinkingBlock], carried: Iterable[ThinkingBlock]
+) -> list[LeftOut]:
+    """The thinking of an assistant message after a kept reply that the reply does not hold.
+
+    What the kept message holds goes (or is named) with it; each of its
+    blocks answers for one block here.
+    """
+    held = list(carried)
+    out: list[LeftOut] = []
+    for at, block in enumerate(thinking):
+        if block in held:
+            held.remove(block)
+        elif block.redacted_data is not None:
+            out.append(LeftOut(index, "redacted-thinking", f"thinking block {at}: {_REDACTED}"))
+        else:
+            out.append(LeftOut(index, "thinking", f"thinking block {at}: {_EDITED_THINKING}"))
+    return out
 
 
 def _messages(
@@ -511,12 +546,7 @@ def _messages(
             if text or kept_calls:
                 out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
             if notes is not None and message.thinking != previous.thinking():
-                notes.extend(
-                    LeftOut(index, "redacted-thinking", _REDACTED)
-                    if block.redacted_data is not None
-                    else LeftOut(index, "thinking", _EDITED_THINKING)
-                    for block in message.thinking
-                )
+                notes.extend(_uncarried_notes(index, message.thinking, previous.thinking()))
         elif isinstance(message, UserMessage):
             ids.user(index)
             out.append({"role": "user", "content": message.content})
@@ -532,14 +562,14 @@ def _messages(
                     why = f"items of protocol {message.protocol!r:.40} mean nothing to {DIALECT}"
                     notes.append(LeftOut(index, "items", why))
                 continue  # another provider's state has no place here
-            for item in message.items:
+            for place, item in enumerate(message.items):
                 if not isinstance(item, dict):
                     if notes is not None:
                         why = "an item that is not a message object has no place in the request"
-                        notes.append(LeftOut(index, "items", why))
+                        notes.append(LeftOut(index, "items", f"item {place}: {why}"))
                     continue
                 ids.assistant()
-                replayed = _replayed(item, reasoning, index, ids, notes)
+                replayed = _replayed(item, reasoning, index, place, ids, notes)
                 if replayed is not None:
                     out.append(replayed)
                 kept = _Kept(item)

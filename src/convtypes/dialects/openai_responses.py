@@ -112,7 +112,7 @@ from ._errors import (
 )
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
-from ._left_out import LeftOut, LeftOutKind, media_kind
+from ._left_out import LeftOut, LeftOutKind, in_item, media_kind
 from ._media import image_type, parse_data_url
 from ._reply import (
     Delta,
@@ -167,7 +167,7 @@ def _parts(
             if detail not in DETAILS:
                 if notes is not None:
                     why = f"the API knows no image detail {detail!r:.40}; it goes as 'auto'"
-                    notes.append(LeftOut(index, "detail", why))
+                    notes.append(LeftOut(index, "detail", f"block {position}: {why}"))
                 detail = "auto"
             inline = parse_data_url(block.url)
             if inline is None:
@@ -194,7 +194,9 @@ def _parts(
         if unsupported == "note":
             out.append({"type": "input_text", "text": note_text(DIALECT, block)})
             if notes is not None:
-                notes.append(LeftOut(index, media_kind(block), f"{DIALECT} {why}"))
+                notes.append(
+                    LeftOut(index, media_kind(block), f"block {position}: {DIALECT} {why}")
+                )
         else:
             raise unsupported_block(DIALECT, index, position, block, why)
     return out
@@ -382,28 +384,31 @@ def _replayed_items(
     out: list[Any] = []
     calls: dict[str, str] = {}
     waiting: Any = None  # a reasoning item, sent only if the next item is
-    for item in transcript[index].items:
+    waiting_at = 0  # its position among the items
+    for position, item in enumerate(transcript[index].items):
         if type(item) is not dict:
             sent = copy_json(item)
         else:
             kind = item.get("type")
             dropped: LeftOut | None = None
+            where = in_item(position)
             if kind == "function_call":
                 call_id = item.get("call_id")
                 if _cut(item) and not (
                     isinstance(call_id, str) and _answered(transcript, index, call_id)
                 ):
-                    dropped = LeftOut(index, "call", _CUT_CALL)
+                    dropped = LeftOut(index, "call", f"{where}: {_CUT_CALL}")
             elif not store and (
                 kind == "item_reference"
                 or (kind == "reasoning" and not item.get("encrypted_content"))
             ):
                 what: LeftOutKind = "items" if kind == "item_reference" else "thinking"
-                dropped = LeftOut(index, what, _STORED[kind])
+                dropped = LeftOut(index, what, f"{where}: {_STORED[kind]}")
             if dropped is not None:
                 if waiting is not None:
                     if notes is not None:
-                        notes.append(LeftOut(index, "thinking", _LONE_REASONING))
+                        lone = f"{in_item(waiting_at)}: {_LONE_REASONING}"
+                        notes.append(LeftOut(index, "thinking", lone))
                     waiting = None
                 if notes is not None:
                     notes.append(dropped)
@@ -416,31 +421,36 @@ def _replayed_items(
                 if _SDK_ONLY_IN_CALL in sent:
                     del sent[_SDK_ONLY_IN_CALL]
                     if notes is not None:
-                        notes.append(LeftOut(index, "items", _SDK_FIELD))
-            elif kind == "message" and _drop_parsed(sent) and notes is not None:
-                notes.append(LeftOut(index, "items", _SDK_FIELD))
+                        field = f"{in_item(position, _SDK_ONLY_IN_CALL)}: {_SDK_FIELD}"
+                        notes.append(LeftOut(index, "items", field))
+            elif kind == "message":
+                parsed = _drop_parsed(sent)
+                if parsed and notes is not None:
+                    for part in parsed:
+                        field = in_item(position, "content", part, _SDK_ONLY_IN_PART)
+                        notes.append(LeftOut(index, "items", f"{field}: {_SDK_FIELD}"))
             if kind == "reasoning":
                 if waiting is not None:
                     out.append(waiting)  # its follower, this item, is sent
-                waiting = sent
+                waiting, waiting_at = sent, position
                 continue
         if waiting is not None:
             out.append(waiting)
             waiting = None
         out.append(sent)
     if waiting is not None and notes is not None:
-        notes.append(LeftOut(index, "thinking", _LONE_REASONING))
+        notes.append(LeftOut(index, "thinking", f"{in_item(waiting_at)}: {_LONE_REASONING}"))
     return out, calls
 
 
-def _drop_parsed(item: dict[str, Any]) -> bool:
-    """Drop the SDK's ``parsed`` from the parts of a message item (a copy); whether any was."""
+def _drop_parsed(item: dict[str, Any]) -> list[int]:
+    """Drop the SDK's ``parsed`` from the parts of a message item (a copy); the parts it was in."""
     content = item.get("content")
-    found = False
-    for part in content if type(content) is list else ():
+    found: list[int] = []
+    for position, part in enumerate(content if type(content) is list else ()):
         if type(part) is dict and _SDK_ONLY_IN_PART in part:
             del part[_SDK_ONLY_IN_PART]
-            found = True
+            found.append(position)
     return found
 
 
@@ -516,15 +526,25 @@ def left_out(
 def _thinking_notes(
     index: int, message: AssistantMessage, carried: list[ThinkingBlock] | None
 ) -> list[LeftOut]:
-    """The assistant's thinking blocks, unless they are the ones the items before it carry."""
+    """The assistant's thinking blocks that the items before it do not carry.
+
+    Each block read from the items' reasoning answers for one block here:
+    it goes back in its item (or is named with it).
+    """
     if not message.thinking or (carried is not None and list(message.thinking) == carried):
         return []
-    return [
-        LeftOut(index, "redacted-thinking", _REDACTED)
-        if block.redacted_data is not None
-        else LeftOut(index, "thinking", _THINKING)
-        for block in message.thinking
-    ]
+    held = list(carried) if carried is not None else []
+    out: list[LeftOut] = []
+    for position, block in enumerate(message.thinking):
+        if block in held:
+            held.remove(block)
+        elif block.redacted_data is not None:
+            out.append(
+                LeftOut(index, "redacted-thinking", f"thinking block {position}: {_REDACTED}")
+            )
+        else:
+            out.append(LeftOut(index, "thinking", f"thinking block {position}: {_THINKING}"))
+    return out
 
 
 _THINKING: Final = f"{DIALECT} takes no thinking block back; only its own reasoning items go back"
