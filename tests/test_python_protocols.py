@@ -24,9 +24,9 @@ from convtypes import strategies as cst
 from convtypes.dialects import Reply, ToolSpec, Usage
 
 LENIENT = (
-    b'[{"role":"tool_result","tool_use_id":"c1","content":"x","provenance":"partner"},'
+    b'[{"role":"tool_result","tool_use_id":"7","content":"4 C","provenance":"partner"},'
     b'{"role":"user_multimodal","content":[{"type":"hologram","depth":[3,{"a":1}]}]},'
-    b'{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"f",'
+    b'{"role":"assistant","content":"","tool_calls":[{"id":"7","name":"f",'
     b'"arguments":{"q":[1,2]},"added":{"k":[1]}}],"mood":["calm"]},'
     b'{"role":"developer","content":"obey"}]'
 )
@@ -125,7 +125,7 @@ def test_copy_replace_keeps_what_lenient_decoding_kept() -> None:
 @pytest.mark.skipif(sys.version_info < (3, 13), reason="copy.replace is new in Python 3.13")
 def test_copy_replace_is_convtypes_replace() -> None:
     result = ct.decode_lenient_message(
-        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"partner","t":1}'
+        b'{"role":"tool_result","tool_use_id":"8","content":"4 C","provenance":"partner","t":1}'
     )
     assert isinstance(result, ct.ToolResultMessage)
     if sys.version_info >= (3, 13):  # as the mark says; for the type checker
