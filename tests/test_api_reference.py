@@ -18,6 +18,7 @@ import inspect
 import pkgutil
 import re
 import sys
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -60,6 +61,8 @@ def _documented_names() -> list[tuple[str, str, Any]]:
             value = getattr(module, name)
             if not (inspect.isclass(value) or inspect.isfunction(value)):
                 continue
+            if typing.get_origin(value) is not None:
+                continue  # a type alias (Python 3.10 calls list[int] a class): its doc is in source
             found.append((module_name, name, value))
             if inspect.isclass(value):
                 for klass in value.__mro__:
