@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import strip_reported
 
 import convtypes as ct
 from convtypes import strategies as cst
@@ -425,9 +426,14 @@ def test_thinking_is_kept_with_its_reply_and_goes_back_only_there() -> None:
         "content": [{"type": "text", "text": "a"}],
     }
     assert cohere.left_out(foreign) == [
-        LeftOut(1, "thinking", "Cohere takes thinking only as its own replies hold it"),
-        LeftOut(1, "redacted-thinking", "Cohere cannot read redacted thinking"),
+        LeftOut(
+            1, "thinking", "thinking block 0: Cohere takes thinking only as its own replies hold it"
+        ),
+        LeftOut(1, "redacted-thinking", "thinking block 1: Cohere cannot read redacted thinking"),
     ]
+    without = strip_reported(foreign, cohere.left_out(foreign), "Cohere")
+    assert cohere.to_request(without) == cohere.to_request(foreign)
+    assert cohere.left_out(without) == []
 
 
 def test_citations_are_kept_and_go_back_as_they_came() -> None:
@@ -569,7 +575,12 @@ def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
     ] == ["weather"]
     transcript = [ct.UserMessage(content="q"), *read.messages]
     assert cohere.left_out(transcript) == [
-        LeftOut(1, "call", "a call cut off at the token limit is not sent: no result answers it")
+        LeftOut(
+            1,
+            "call",
+            "item 0 at /tool_calls/1: a call cut off at the token limit is not sent: "
+            "no result answers it",
+        )
     ]
     body = replay(with_results(read.messages))
     assert [c["function"]["name"] for c in body["messages"][1]["tool_calls"]] == ["weather"]
@@ -656,7 +667,9 @@ def test_media_cohere_takes_and_refuses() -> None:
         UnsupportedContent, match=r"block 0 \(audio_base64\): Cohere has no content item for audio"
     ):
         cohere.to_request([audio])
-    assert cohere.left_out([audio]) == [LeftOut(0, "audio", "Cohere has no content item for audio")]
+    assert cohere.left_out([audio]) == [
+        LeftOut(0, "audio", "block 0: Cohere has no content item for audio")
+    ]
 
 
 def test_results_pair_with_their_calls_and_unanswered_calls_are_refused() -> None:
@@ -700,6 +713,52 @@ def test_left_out_is_empty_for_what_cohere_produced() -> None:
             "Cohere is sent the assistant message beside them",
         )
     ]
+
+
+def test_left_out_names_each_piece_at_its_place() -> None:
+    item = {"role": "assistant", **REASONED, "audit": {"x": 1}}
+    thoughts = {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]}
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=()),  # holds nothing to lose
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(item, 3)),
+        ct.AssistantMessage(
+            content="2 + 2 = 4",
+            thinking=(
+                ct.ThinkingBlock(text="2 + 2 is basic arithmetic.", signature="c2ln"),
+                ct.ThinkingBlock(text="not in the item"),
+                ct.ThinkingBlock(redacted_data="eA=="),
+            ),
+        ),
+        ct.UserMessage(content="and?"),
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(thoughts,)),
+    ]
+    report = cohere.left_out(transcript)
+    assert report == [
+        LeftOut(2, "items", "item 0 at /audit: an assistant message takes no such input field"),
+        LeftOut(
+            2, "items", "item 1: an item that is not a message object has no place in the request"
+        ),
+        LeftOut(3, "signature", "thinking block 0: Cohere has no place for a thinking signature"),
+        LeftOut(
+            3,
+            "thinking",
+            "thinking block 1: the kept reply before this turn is sent in its place, "
+            "with its own thinking",
+        ),
+        LeftOut(3, "redacted-thinking", "thinking block 2: Cohere cannot read redacted thinking"),
+        LeftOut(
+            5,
+            "thinking",
+            "item 0: a reply that holds only thinking sends no turn: "
+            "Cohere takes an assistant message with text or calls",
+        ),
+    ]
+    body = cohere.to_request(transcript)
+    assert body["messages"][1] == {"role": "assistant", **REASONED}
+    without = strip_reported(transcript, report, "Cohere")
+    assert cohere.to_request(without) == body
+    assert cohere.left_out(without) == []
 
 
 def test_a_request_shares_nothing_with_the_transcript() -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import strip_reported
 
 import convtypes as ct
 from convtypes import strategies as cst
@@ -472,11 +473,17 @@ def test_thinking_of_other_providers_goes_as_text_without_its_signature() -> Non
     assert body["messages"][1] == {"role": "assistant", "content": [thinking("signed"), text("a")]}
     assert mistral.left_out(transcript) == [
         LeftOut(
-            1, "signature", "the thinking goes as a Mistral thinking chunk, without its signature"
+            1,
+            "signature",
+            "thinking block 0: the thinking goes as a Mistral thinking chunk, "
+            "without its signature",
         ),
-        LeftOut(1, "redacted-thinking", "Mistral cannot read redacted thinking"),
-        LeftOut(1, "signature", "Mistral has no place for a thinking signature"),
+        LeftOut(1, "redacted-thinking", "thinking block 1: Mistral cannot read redacted thinking"),
+        LeftOut(1, "signature", "thinking block 2: Mistral has no place for a thinking signature"),
     ]
+    without = strip_reported(transcript, mistral.left_out(transcript), "Mistral")
+    assert mistral.to_request(without) == body
+    assert mistral.left_out(without) == []
 
 
 # --- calls and their ids ------------------------------------------------------------------
@@ -602,7 +609,7 @@ def test_media_mistral_takes_and_refuses() -> None:
         {"type": "input_audio", "input_audio": "UklG"},
     ]
     assert mistral.left_out(transcript) == [
-        LeftOut(0, "detail", "Mistral knows no image detail 'sharp'")
+        LeftOut(0, "detail", "block 2: Mistral knows no image detail 'sharp'")
     ]
     video = ct.UserMultimodalMessage(content=(ct.VideoUrlBlock(url="https://x.test/v.mp4"),))
     with pytest.raises(
@@ -613,7 +620,9 @@ def test_media_mistral_takes_and_refuses() -> None:
     assert noted["messages"][0]["content"] == [
         text("[video_url attachment not sent: Mistral does not accept it]")
     ]
-    assert mistral.left_out([video]) == [LeftOut(0, "video", "Mistral has no chunk for video")]
+    assert mistral.left_out([video]) == [
+        LeftOut(0, "video", "block 0: Mistral has no chunk for video")
+    ]
 
 
 # --- streams -------------------------------------------------------------------------------
@@ -759,7 +768,12 @@ def test_a_stream_cut_in_a_call_at_the_token_limit_keeps_the_call_out_of_the_tur
     assert [c.name for c in assistant.tool_calls] == ["weather"]
     assert isinstance(kept, ct.ProviderOutputItemsMessage)  # the cut call is kept there
     assert mistral.left_out([ct.UserMessage(content="q"), *reply.messages]) == [
-        LeftOut(1, "call", "a call cut off at the token limit is not sent: no result answers it")
+        LeftOut(
+            1,
+            "call",
+            "item 0 at /tool_calls/1: a call cut off at the token limit is not sent: "
+            "no result answers it",
+        )
     ]
     body = replay([*reply.messages, ct.ToolResultMessage(tool_use_id="Hq3xK9pLm", content="rain")])
     assert [c["function"]["name"] for c in body["messages"][1]["tool_calls"]] == ["weather"]
@@ -830,32 +844,49 @@ def test_left_out_is_empty_for_what_mistral_produced() -> None:
 
 
 def test_left_out_names_other_providers_items_and_fields_with_no_input() -> None:
-    kept = ct.ProviderOutputItemsMessage(
-        protocol="mistral", items=({"role": "assistant", "content": "hi", "audit": {"x": 1}}, 3)
-    )
+    item = {"role": "assistant", "content": [thinking("held"), text("hi")], "audit": {"x": 1}}
     transcript: list[ct.Message] = [
         ct.UserMessage(content="q"),
         ct.ProviderOutputItemsMessage(protocol="openai-responses", items=({"type": "reasoning"},)),
-        kept,
-        ct.AssistantMessage(content="hi", thinking=(ct.ThinkingBlock(text="not in the item"),)),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=()),  # holds nothing to lose
+        ct.ProviderOutputItemsMessage(protocol="mistral", items=(item, 3)),
+        ct.AssistantMessage(
+            content="hi",
+            thinking=(
+                ct.ThinkingBlock(text="held", signature="c2ln"),
+                ct.ThinkingBlock(text="not in the item"),
+            ),
+        ),
     ]
-    assert mistral.left_out(transcript) == [
+    report = mistral.left_out(transcript)
+    assert report == [
         LeftOut(
             1,
             "items",
             "'openai-responses' items belong to another provider; "
             "Mistral is sent the assistant message beside them",
         ),
-        LeftOut(2, "items", "an assistant message takes no input field audit"),
-        LeftOut(2, "items", "an item that is not a message object"),
+        LeftOut(3, "items", "item 0 at /audit: an assistant message takes no such input field"),
         LeftOut(
-            3,
+            3, "items", "item 1: an item that is not a message object has no place in the request"
+        ),
+        LeftOut(4, "signature", "thinking block 0: Mistral has no place for a thinking signature"),
+        LeftOut(
+            4,
             "thinking",
-            "the kept message before this turn is sent in its place, with its own thinking",
+            "thinking block 1: the kept message before this turn is sent in its place, "
+            "with its own thinking",
         ),
     ]
     body = mistral.to_request(transcript)
-    assert body["messages"][1] == {"role": "assistant", "content": "hi", "prefix": True}
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": [thinking("held"), text("hi")],
+        "prefix": True,
+    }
+    without = strip_reported(transcript, report, "Mistral")
+    assert mistral.to_request(without) == body
+    assert mistral.left_out(without) == []
 
 
 # --- the request belongs to the caller ------------------------------------------------------
