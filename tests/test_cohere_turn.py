@@ -451,14 +451,18 @@ def test_citations_are_kept_and_go_back_as_they_came() -> None:
     assert chat["messages"][1] == {"role": "assistant", "content": "The automation of tasks."}
 
 
+SPACED = call("weather_e8p4pn45zt0t", "weather", '{"location": "San Francisco"}')
+NO_ARGUMENTS = {
+    "id": "currentTime_y46ar19t5gvw",
+    "type": "function",
+    "function": {"name": "currentTime"},
+}
+
+
 def test_spaced_arguments_and_calls_without_arguments() -> None:
-    spaced = call("weather_e8p4pn45zt0t", "weather", '{"location": "San Francisco"}')
-    empty = {
-        "id": "currentTime_y46ar19t5gvw",
-        "type": "function",
-        "function": {"name": "currentTime"},
-    }
-    read = cohere.read_reply(reply({"tool_plan": PLAN, "tool_calls": [spaced, empty]}, "TOOL_CALL"))
+    read = cohere.read_reply(
+        reply({"tool_plan": PLAN, "tool_calls": [SPACED, NO_ARGUMENTS]}, "TOOL_CALL")
+    )
     kept, assistant = read.messages
     assert isinstance(kept, ct.ProviderOutputItemsMessage)  # the spacing, and no arguments
     assert isinstance(assistant, ct.AssistantMessage)
@@ -556,16 +560,20 @@ def test_partial_keeps_a_call_without_arguments_once_it_ends() -> None:
         assert accumulator.partial() == accumulator.result()
 
 
-def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
-    events = [
+def cut_call_stream() -> list[dict[str, Any]]:
+    """A plan and a call, then a second call cut off at the token limit."""
+    return [
         start(),
         *plan_events([PLAN]),
         *call_events(0, WEATHER, ['{"location":"San Francisco"}']),
         *call_events(1, SIGHTS, ['{"city": "Sa']),
         end("MAX_TOKENS"),
     ]
+
+
+def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
     accumulator = cohere.Accumulator()
-    feed_all(accumulator, events)
+    feed_all(accumulator, cut_call_stream())
     read = accumulator.reply()
     assert read.stop_reason == "max_tokens"
     kept, assistant = read.messages
@@ -786,12 +794,12 @@ def test_generated_requests_share_nothing_with_their_transcripts(
 # --- after a cancel ---------------------------------------------------------------------
 
 
-def _streams() -> list[list[dict[str, Any]]]:
+def streams() -> list[list[dict[str, Any]]]:
     return [calls_stream(), reasoning_stream(), citations_stream()]
 
 
 def test_every_cut_of_every_stream_makes_a_request_cohere_takes() -> None:
-    for events in _streams():
+    for events in streams():
         for cut in range(len(events) + 1):
             for form in (events[:cut], as_sdk_events(events[:cut])):
                 accumulator = cohere.Accumulator()
@@ -815,7 +823,7 @@ _texts = cst.texts(12)
 
 
 @st.composite
-def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A reply as Cohere sends it whole, and a stream that adds up to it."""
     thought = draw(st.lists(_texts.filter(bool), max_size=3))
     said = draw(st.lists(_texts.filter(bool), max_size=3))
@@ -860,7 +868,7 @@ def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 @settings(max_examples=examples(80, 25))
-@given(_replies(), st.booleans())
+@given(replies(), st.booleans())
 def test_generated_streams_equal_their_replies_and_go_back(
     generated: tuple[dict[str, Any], list[dict[str, Any]]], sdk_form: bool
 ) -> None:
@@ -891,7 +899,7 @@ def test_generated_streams_equal_their_replies_and_go_back(
 
 
 @settings(max_examples=examples(60, 20))
-@given(_replies(), st.data())
+@given(replies(), st.data())
 def test_a_generated_stream_cut_anywhere_makes_a_request_cohere_takes(
     generated: tuple[dict[str, Any], list[dict[str, Any]]], data: st.DataObject
 ) -> None:

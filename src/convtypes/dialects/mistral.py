@@ -610,6 +610,9 @@ def _left_out_media(index: int, message: UserMultimodalMessage, out: list[LeftOu
             if block.media_type.lower() not in AUDIO_TYPES:
                 why = f"{DIALECT} takes no {block.media_type!r:.40} audio"
                 out.append(LeftOut(index, "audio", f"{where}: {why}"))
+            elif block.sample_rate is not None:
+                why = "input_audio has no field for a sample rate"
+                out.append(LeftOut(index, "sample-rate", f"{where}: {why}"))
         elif isinstance(block, UnknownBlock):
             continue  # refused by to_request, never sent
         elif block.is_audio():
