@@ -820,6 +820,8 @@ def test_every_cut_of_every_stream_makes_a_request_cohere_takes() -> None:
 # --- generated replies --------------------------------------------------------------------
 
 _texts = cst.texts(12)
+# A name Cohere gives a call: one of the tools offered, which tools_to_request checks.
+_tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True)
 
 
 @st.composite
@@ -831,7 +833,7 @@ def replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     named = draw(
         st.lists(
             st.tuples(
-                cst.texts(8).filter(bool),
+                _tool_names,
                 st.dictionaries(cst.texts(6), cst.json_values(3), max_size=3),
             ),
             max_size=3,
