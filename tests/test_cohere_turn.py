@@ -755,18 +755,63 @@ def test_left_out_names_each_piece_at_its_place() -> None:
             "with its own thinking",
         ),
         LeftOut(3, "redacted-thinking", "thinking block 2: Cohere cannot read redacted thinking"),
-        LeftOut(
-            5,
-            "thinking",
-            "item 0: a reply that holds only thinking sends no turn: "
-            "Cohere takes an assistant message with text or calls",
-        ),
+        LeftOut(5, "thinking", f"item 0 at /content/0: {NO_TURN}"),
     ]
     body = cohere.to_request(transcript)
     assert body["messages"][1] == {"role": "assistant", **REASONED}
     without = strip_reported(transcript, report, "Cohere")
     assert cohere.to_request(without) == body
     assert cohere.left_out(without) == []
+
+
+NO_TURN = (
+    "its turn has neither text nor calls, so none of it is sent: "
+    "Cohere takes an assistant message only with text or calls"
+)
+
+
+def test_thinking_alone_goes_with_the_turn_it_is_part_of() -> None:
+    # A reply of thinking alone, then one that says something: one turn, sent whole.
+    thoughts = {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]}
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(thoughts,)),
+        ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="Hmm."),)),
+        ct.AssistantMessage(content="4"),
+    ]
+    body = cohere.to_request(transcript)
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "Hmm."}, {"type": "text", "text": "4"}],
+    }
+    assert cohere.left_out(transcript) == []
+    # A turn that says nothing loses all its items hold, each piece named.
+    unknown = {"type": "chart", "data": [1, 2]}
+    silent = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Hmm."},
+            unknown,
+            {"type": "text", "text": ""},
+        ],
+        "citations": [CITATION],
+    }
+    transcript = [
+        ct.UserMessage(content="q"),
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(silent,)),
+        ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="Hmm."),)),
+        ct.UserMessage(content="and?"),
+    ]
+    report = cohere.left_out(transcript)
+    assert report == [
+        LeftOut(1, "thinking", f"item 0 at /content/0: {NO_TURN}"),
+        LeftOut(1, "items", f"item 0 at /content/1: {NO_TURN}"),
+        LeftOut(1, "annotations", f"item 0 at /citations: {NO_TURN}"),
+    ]
+    body = cohere.to_request(transcript)
+    assert [m["role"] for m in body["messages"]] == ["user", "user"]
+    without = strip_reported(transcript, report, "Cohere")
+    assert cohere.to_request(without) == body
 
 
 def test_a_request_shares_nothing_with_the_transcript() -> None:

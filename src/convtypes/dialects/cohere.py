@@ -473,11 +473,17 @@ def left_out(
     to_request(transcript, unsupported="note")  # raises what it raises, media aside
     out: list[LeftOut] = []
     kept: _Kept | None = None
+    # The turn so far: whether it says anything (text or calls), and what its items
+    # lose if it does not, for then it is not sent at all.
+    said = False
+    unsaid: list[LeftOut] = []
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
-        elif isinstance(message, ProviderOutputItemsMessage):
+            said = said or _adds(message, previous)
+            continue
+        if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
                 if message.items:
                     why = (
@@ -491,22 +497,31 @@ def left_out(
                     out.append(LeftOut(index, "items", f"{in_item(place)}: {_NOT_A_MESSAGE}"))
                     continue
                 _left_out_item(index, place, item, out)
+                said = said or _says(item)
+                unsaid += _unsaid(index, place, item)
                 kept = _Kept(item)
-        elif isinstance(message, UserMultimodalMessage):
+            continue
+        if not said:
+            out += unsaid
+        said, unsaid = False, []
+        if isinstance(message, UserMultimodalMessage):
             _left_out_media(index, message, out)
         elif not isinstance(
             message, (UserMessage, SystemMessage, ToolResultMessage, UnknownMessage)
         ):
             raise not_a_message(index, message)
+    if not said:
+        out += unsaid
+    out.sort(key=lambda piece: piece.index)  # a turn's items come before what followed them
     return out
 
 
 _NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
 _NO_FIELD: Final = "an assistant message takes no such input field"
 _CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
-_THINKING_ALONE: Final = (
-    f"a reply that holds only thinking sends no turn: {DIALECT} takes an assistant "
-    "message with text or calls"
+_NO_TURN: Final = (
+    "its turn has neither text nor calls, so none of it is sent: "
+    f"{DIALECT} takes an assistant message only with text or calls"
 )
 _REDACTED: Final = f"{DIALECT} cannot read redacted thinking"
 _FOREIGN_THINKING: Final = f"{DIALECT} takes thinking only as its own replies hold it"
@@ -517,21 +532,53 @@ _NO_SIGNATURE: Final = f"{DIALECT} has no place for a thinking signature"
 
 
 def _left_out_item(index: int, place: int, item: dict[str, Any], out: list[LeftOut]) -> None:
-    """What of a kept message its replay does not send: fields with no input, cut calls,
-    and the thinking of a reply that holds nothing else."""
+    """What of a kept message its replay does not send: fields with no input, cut calls."""
     for key in item:
         if key not in _INPUT_KEYS:
             out.append(LeftOut(index, "items", f"{in_item(place, key)}: {_NO_FIELD}"))
     calls = item.get("tool_calls")
-    runnable = False
     for position, call in enumerate(calls if isinstance(calls, list) else ()):
         if isinstance(call, dict) and not _runnable(call):
             where = in_item(place, "tool_calls", position)
             out.append(LeftOut(index, "call", f"{where}: {_CUT_CALL}"))
+
+
+def _says(item: dict[str, Any]) -> bool:
+    """Whether a kept message gives its turn text or a call, so that the turn is sent."""
+    calls = item.get("tool_calls")
+    runnable = any(
+        not isinstance(call, dict) or _runnable(call)
+        for call in (calls if isinstance(calls, list) else ())
+    )
+    return runnable or bool(_said(item))
+
+
+def _adds(message: AssistantMessage, kept: _Kept | None) -> bool:
+    """Whether ``message`` gives its turn text or a call (after ``kept``, what it lacks)."""
+    if kept is None:
+        return bool(message.content or message.tool_calls)
+    return bool(message.content and message.content != kept.text) or any(
+        not kept.holds(position, call) for position, call in enumerate(message.tool_calls)
+    )
+
+
+def _unsaid(index: int, place: int, item: dict[str, Any]) -> list[LeftOut]:
+    """What a kept message loses when its turn says nothing and is not sent: its thinking,
+    its other content but text (which would have said something), its citations."""
+    out: list[LeftOut] = []
+    content = item.get("content")
+    for position, part in enumerate(content if isinstance(content, list) else ()):
+        if _is_text(part):
+            continue
+        where = f"{in_item(place, 'content', position)}: {_NO_TURN}"
+        if isinstance(part, dict) and part.get("type") == "thinking":
+            if part.get("thinking"):
+                out.append(LeftOut(index, "thinking", where))
         else:
-            runnable = True
-    if not runnable and not _said(item) and _thoughts(item):
-        out.append(LeftOut(index, "thinking", f"{in_item(place)}: {_THINKING_ALONE}"))
+            out.append(LeftOut(index, "items", where))
+    if item.get("citations"):
+        out.append(LeftOut(index, "annotations", f"{in_item(place, 'citations')}: {_NO_TURN}"))
+    return out
 
 
 def _left_out_thinking(
