@@ -458,8 +458,9 @@ def left_out(
     Named: another provider's items (``"items"``), and the fields of a kept
     message an assistant message takes no input for; a kept call cut off at
     the token limit (``"call"``); thinking that did not come in a kept
-    Cohere reply (``"thinking"``, ``"redacted-thinking"``), and a kept reply
-    that holds nothing Cohere takes but thinking; images Cohere cannot read,
+    Cohere reply (``"thinking"``, ``"redacted-thinking"``), or that did but
+    whose turn has neither text nor calls, so that it is not sent (with
+    the rest its kept replies hold); images Cohere cannot read,
     audio and video (with ``unsupported="note"`` a note stands in their
     place); an image ``detail`` it does not know. Each ``why`` starts with
     the piece's place in its message (see
