@@ -824,12 +824,15 @@ def _spread(text: str, among: list[str]) -> bool:
     """Whether ``text`` is texts of ``among`` one after another (white space aside).
 
     The message read from a reply's items joins the texts of their blocks.
+    Any of ``among`` may be passed over (a user's ``"H"`` before a reply
+    that starts with one), so every way of reading ``text`` is followed.
     """
-    rest = _squashed(text)
+    whole = _squashed(text)
+    reached = {0}  # how much of ``whole`` the texts so far can spell
     for piece in map(_squashed, among):
-        if piece and rest.startswith(piece):
-            rest = rest[len(piece) :]
-    return rest == ""
+        if piece:
+            reached |= {at + len(piece) for at in reached if whole.startswith(piece, at)}
+    return len(whole) in reached
 
 
 def _leaves(value: Any) -> list[str]:
