@@ -386,7 +386,7 @@ def _mistral_item_sent(item: Any, sent: Sent) -> bool:
         return False
     chunks = _mistral_chunks(item.get("content"))
     calls = [_without_id(call) for call in item.get("tool_calls") or ()]
-    return any(
+    return not (chunks or calls) or any(
         _run(chunks, _mistral_chunks(message.get("content")))
         and _run(calls, [_without_id(call) for call in message.get("tool_calls") or ()])
         for message in sent.items
