@@ -508,7 +508,9 @@ def left_out(
     (``"signature"``); thinking beside a kept message that the message does
     not hold (``"thinking"``); images, audio and video Mistral has no chunk
     for (with ``unsupported="note"`` a note stands in their place); an
-    image ``detail`` Mistral does not know. Each ``why`` starts with the
+    image ``detail`` Mistral does not know, and audio's ``sample_rate``
+    (``"sample-rate"``), which ``input_audio`` has no field for. Each
+    ``why`` starts with the
     piece's place in its message (see :class:`~convtypes.dialects.LeftOut`).
     It takes ``unsupported`` as ``to_request`` does, and names those media
     under either value. Raises what ``to_request`` raises for a transcript
