@@ -510,12 +510,11 @@ def left_out(
     for (with ``unsupported="note"`` a note stands in their place); an
     image ``detail`` Mistral does not know, and audio's ``sample_rate``
     (``"sample-rate"``), which ``input_audio`` has no field for. Each
-    ``why`` starts with the
-    piece's place in its message (see :class:`~convtypes.dialects.LeftOut`).
-    It takes ``unsupported`` as ``to_request`` does, and names those media
-    under either value. Raises what ``to_request`` raises for a transcript
-    it cannot send at all (a message or block a newer writer made, a call
-    without its result).
+    ``why`` starts with the piece's place in its message (see
+    :class:`~convtypes.dialects.LeftOut`). It takes ``unsupported`` as
+    ``to_request`` does, and names those media under either value. Raises
+    what ``to_request`` raises for a transcript it cannot send at all (a
+    message or block a newer writer made, a call without its result).
     """
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
