@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import strip_reported
 
 import convtypes as ct
 from convtypes import strategies as cst
@@ -425,9 +426,14 @@ def test_thinking_is_kept_with_its_reply_and_goes_back_only_there() -> None:
         "content": [{"type": "text", "text": "a"}],
     }
     assert cohere.left_out(foreign) == [
-        LeftOut(1, "thinking", "Cohere takes thinking only as its own replies hold it"),
-        LeftOut(1, "redacted-thinking", "Cohere cannot read redacted thinking"),
+        LeftOut(
+            1, "thinking", "thinking block 0: Cohere takes thinking only as its own replies hold it"
+        ),
+        LeftOut(1, "redacted-thinking", "thinking block 1: Cohere cannot read redacted thinking"),
     ]
+    without = strip_reported(foreign, cohere.left_out(foreign), "Cohere")
+    assert cohere.to_request(without) == cohere.to_request(foreign)
+    assert cohere.left_out(without) == []
 
 
 def test_citations_are_kept_and_go_back_as_they_came() -> None:
@@ -445,14 +451,18 @@ def test_citations_are_kept_and_go_back_as_they_came() -> None:
     assert chat["messages"][1] == {"role": "assistant", "content": "The automation of tasks."}
 
 
+SPACED = call("weather_e8p4pn45zt0t", "weather", '{"location": "San Francisco"}')
+NO_ARGUMENTS = {
+    "id": "currentTime_y46ar19t5gvw",
+    "type": "function",
+    "function": {"name": "currentTime"},
+}
+
+
 def test_spaced_arguments_and_calls_without_arguments() -> None:
-    spaced = call("weather_e8p4pn45zt0t", "weather", '{"location": "San Francisco"}')
-    empty = {
-        "id": "currentTime_y46ar19t5gvw",
-        "type": "function",
-        "function": {"name": "currentTime"},
-    }
-    read = cohere.read_reply(reply({"tool_plan": PLAN, "tool_calls": [spaced, empty]}, "TOOL_CALL"))
+    read = cohere.read_reply(
+        reply({"tool_plan": PLAN, "tool_calls": [SPACED, NO_ARGUMENTS]}, "TOOL_CALL")
+    )
     kept, assistant = read.messages
     assert isinstance(kept, ct.ProviderOutputItemsMessage)  # the spacing, and no arguments
     assert isinstance(assistant, ct.AssistantMessage)
@@ -550,16 +560,20 @@ def test_partial_keeps_a_call_without_arguments_once_it_ends() -> None:
         assert accumulator.partial() == accumulator.result()
 
 
-def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
-    events = [
+def cut_call_stream() -> list[dict[str, Any]]:
+    """A plan and a call, then a second call cut off at the token limit."""
+    return [
         start(),
         *plan_events([PLAN]),
         *call_events(0, WEATHER, ['{"location":"San Francisco"}']),
         *call_events(1, SIGHTS, ['{"city": "Sa']),
         end("MAX_TOKENS"),
     ]
+
+
+def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
     accumulator = cohere.Accumulator()
-    feed_all(accumulator, events)
+    feed_all(accumulator, cut_call_stream())
     read = accumulator.reply()
     assert read.stop_reason == "max_tokens"
     kept, assistant = read.messages
@@ -569,7 +583,12 @@ def test_a_stream_cut_in_a_call_at_the_token_limit() -> None:
     ] == ["weather"]
     transcript = [ct.UserMessage(content="q"), *read.messages]
     assert cohere.left_out(transcript) == [
-        LeftOut(1, "call", "a call cut off at the token limit is not sent: no result answers it")
+        LeftOut(
+            1,
+            "call",
+            "item 0 at /tool_calls/1: a call cut off at the token limit is not sent: "
+            "no result answers it",
+        )
     ]
     body = replay(with_results(read.messages))
     assert [c["function"]["name"] for c in body["messages"][1]["tool_calls"]] == ["weather"]
@@ -656,7 +675,9 @@ def test_media_cohere_takes_and_refuses() -> None:
         UnsupportedContent, match=r"block 0 \(audio_base64\): Cohere has no content item for audio"
     ):
         cohere.to_request([audio])
-    assert cohere.left_out([audio]) == [LeftOut(0, "audio", "Cohere has no content item for audio")]
+    assert cohere.left_out([audio]) == [
+        LeftOut(0, "audio", "block 0: Cohere has no content item for audio")
+    ]
 
 
 def test_results_pair_with_their_calls_and_unanswered_calls_are_refused() -> None:
@@ -702,6 +723,97 @@ def test_left_out_is_empty_for_what_cohere_produced() -> None:
     ]
 
 
+def test_left_out_names_each_piece_at_its_place() -> None:
+    item = {"role": "assistant", **REASONED, "audit": {"x": 1}}
+    thoughts = {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]}
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=()),  # holds nothing to lose
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(item, 3)),
+        ct.AssistantMessage(
+            content="2 + 2 = 4",
+            thinking=(
+                ct.ThinkingBlock(text="2 + 2 is basic arithmetic.", signature="c2ln"),
+                ct.ThinkingBlock(text="not in the item"),
+                ct.ThinkingBlock(redacted_data="eA=="),
+            ),
+        ),
+        ct.UserMessage(content="and?"),
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(thoughts,)),
+    ]
+    report = cohere.left_out(transcript)
+    assert report == [
+        LeftOut(2, "items", "item 0 at /audit: an assistant message takes no such input field"),
+        LeftOut(
+            2, "items", "item 1: an item that is not a message object has no place in the request"
+        ),
+        LeftOut(3, "signature", "thinking block 0: Cohere has no place for a thinking signature"),
+        LeftOut(
+            3,
+            "thinking",
+            "thinking block 1: the kept reply before this turn is sent in its place, "
+            "with its own thinking",
+        ),
+        LeftOut(3, "redacted-thinking", "thinking block 2: Cohere cannot read redacted thinking"),
+        LeftOut(5, "thinking", f"item 0 at /content/0: {NO_TURN}"),
+    ]
+    body = cohere.to_request(transcript)
+    assert body["messages"][1] == {"role": "assistant", **REASONED}
+    without = strip_reported(transcript, report, "Cohere")
+    assert cohere.to_request(without) == body
+    assert cohere.left_out(without) == []
+
+
+NO_TURN = (
+    "its turn has neither text nor calls, so none of it is sent: "
+    "Cohere takes an assistant message only with text or calls"
+)
+
+
+def test_thinking_alone_goes_with_the_turn_it_is_part_of() -> None:
+    # A reply of thinking alone, then one that says something: one turn, sent whole.
+    thoughts = {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]}
+    transcript: list[ct.Message] = [
+        ct.UserMessage(content="q"),
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(thoughts,)),
+        ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="Hmm."),)),
+        ct.AssistantMessage(content="4"),
+    ]
+    body = cohere.to_request(transcript)
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "Hmm."}, {"type": "text", "text": "4"}],
+    }
+    assert cohere.left_out(transcript) == []
+    # A turn that says nothing loses all its items hold, each piece named.
+    unknown = {"type": "chart", "data": [1, 2]}
+    silent = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Hmm."},
+            unknown,
+            {"type": "text", "text": ""},
+        ],
+        "citations": [CITATION],
+    }
+    transcript = [
+        ct.UserMessage(content="q"),
+        ct.ProviderOutputItemsMessage(protocol="cohere", items=(silent,)),
+        ct.AssistantMessage(thinking=(ct.ThinkingBlock(text="Hmm."),)),
+        ct.UserMessage(content="and?"),
+    ]
+    report = cohere.left_out(transcript)
+    assert report == [
+        LeftOut(1, "thinking", f"item 0 at /content/0: {NO_TURN}"),
+        LeftOut(1, "items", f"item 0 at /content/1: {NO_TURN}"),
+        LeftOut(1, "annotations", f"item 0 at /citations: {NO_TURN}"),
+    ]
+    body = cohere.to_request(transcript)
+    assert [m["role"] for m in body["messages"]] == ["user", "user"]
+    without = strip_reported(transcript, report, "Cohere")
+    assert cohere.to_request(without) == body
+
+
 def test_a_request_shares_nothing_with_the_transcript() -> None:
     transcript: list[ct.Message] = [
         ct.UserMessage(content="q"),
@@ -727,12 +839,12 @@ def test_generated_requests_share_nothing_with_their_transcripts(
 # --- after a cancel ---------------------------------------------------------------------
 
 
-def _streams() -> list[list[dict[str, Any]]]:
+def streams() -> list[list[dict[str, Any]]]:
     return [calls_stream(), reasoning_stream(), citations_stream()]
 
 
 def test_every_cut_of_every_stream_makes_a_request_cohere_takes() -> None:
-    for events in _streams():
+    for events in streams():
         for cut in range(len(events) + 1):
             for form in (events[:cut], as_sdk_events(events[:cut])):
                 accumulator = cohere.Accumulator()
@@ -753,10 +865,12 @@ def test_every_cut_of_every_stream_makes_a_request_cohere_takes() -> None:
 # --- generated replies --------------------------------------------------------------------
 
 _texts = cst.texts(12)
+# A name Cohere gives a call: one of the tools offered, which tools_to_request checks.
+_tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True)
 
 
 @st.composite
-def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A reply as Cohere sends it whole, and a stream that adds up to it."""
     thought = draw(st.lists(_texts.filter(bool), max_size=3))
     said = draw(st.lists(_texts.filter(bool), max_size=3))
@@ -764,7 +878,7 @@ def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     named = draw(
         st.lists(
             st.tuples(
-                cst.texts(8).filter(bool),
+                _tool_names,
                 st.dictionaries(cst.texts(6), cst.json_values(3), max_size=3),
             ),
             max_size=3,
@@ -801,7 +915,7 @@ def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 @settings(max_examples=examples(80, 25))
-@given(_replies(), st.booleans())
+@given(replies(), st.booleans())
 def test_generated_streams_equal_their_replies_and_go_back(
     generated: tuple[dict[str, Any], list[dict[str, Any]]], sdk_form: bool
 ) -> None:
@@ -832,7 +946,7 @@ def test_generated_streams_equal_their_replies_and_go_back(
 
 
 @settings(max_examples=examples(60, 20))
-@given(_replies(), st.data())
+@given(replies(), st.data())
 def test_a_generated_stream_cut_anywhere_makes_a_request_cohere_takes(
     generated: tuple[dict[str, Any], list[dict[str, Any]]], data: st.DataObject
 ) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from left_out_check import strip_reported
 
 import convtypes as ct
 from convtypes import strategies as cst
@@ -387,33 +388,34 @@ def test_reasoning_reads_as_thinking_and_goes_back_as_thinking_chunks() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    ("content", "why"),
-    [
-        ([thinking("half", closed=False), text("x")], "thinking still open"),
-        ([thinking("plan", signature="c2lnbmVk"), text("x")], "a signature"),
-        ([text("x"), thinking("after")], "thinking after the text"),
-        ([thinking("a"), text("x"), thinking("b"), text("y")], "thinking between texts"),
-        (
-            [text("Oslo [1]"), {"type": "reference", "reference_ids": [1]}, text(".")],
-            "a reference chunk",
-        ),
-        (
-            [
-                {
-                    "type": "thinking",
-                    "thinking": [
-                        text("Searching."),
-                        {"type": "tool_reference", "tool": "web_search", "title": "T"},
-                    ],
-                    "closed": True,
-                },
-                text("Found it."),
-            ],
-            "a tool reference in the thinking",
-        ),
-    ],
-)
+# Content a turn cannot say, so that the message is kept, and why.
+KEPT_CONTENT: list[tuple[list[dict[str, Any]], str]] = [
+    ([thinking("half", closed=False), text("x")], "thinking still open"),
+    ([thinking("plan", signature="c2lnbmVk"), text("x")], "a signature"),
+    ([text("x"), thinking("after")], "thinking after the text"),
+    ([thinking("a"), text("x"), thinking("b"), text("y")], "thinking between texts"),
+    (
+        [text("Oslo [1]"), {"type": "reference", "reference_ids": [1]}, text(".")],
+        "a reference chunk",
+    ),
+    (
+        [
+            {
+                "type": "thinking",
+                "thinking": [
+                    text("Searching."),
+                    {"type": "tool_reference", "tool": "web_search", "title": "T"},
+                ],
+                "closed": True,
+            },
+            text("Found it."),
+        ],
+        "a tool reference in the thinking",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "why"), KEPT_CONTENT)
 def test_content_the_turn_cannot_say_is_kept_and_replayed_as_it_came(
     content: list[dict[str, Any]], why: str
 ) -> None:
@@ -472,11 +474,17 @@ def test_thinking_of_other_providers_goes_as_text_without_its_signature() -> Non
     assert body["messages"][1] == {"role": "assistant", "content": [thinking("signed"), text("a")]}
     assert mistral.left_out(transcript) == [
         LeftOut(
-            1, "signature", "the thinking goes as a Mistral thinking chunk, without its signature"
+            1,
+            "signature",
+            "thinking block 0: the thinking goes as a Mistral thinking chunk, "
+            "without its signature",
         ),
-        LeftOut(1, "redacted-thinking", "Mistral cannot read redacted thinking"),
-        LeftOut(1, "signature", "Mistral has no place for a thinking signature"),
+        LeftOut(1, "redacted-thinking", "thinking block 1: Mistral cannot read redacted thinking"),
+        LeftOut(1, "signature", "thinking block 2: Mistral has no place for a thinking signature"),
     ]
+    without = strip_reported(transcript, mistral.left_out(transcript), "Mistral")
+    assert mistral.to_request(without) == body
+    assert mistral.left_out(without) == []
 
 
 # --- calls and their ids ------------------------------------------------------------------
@@ -589,7 +597,7 @@ def test_media_mistral_takes_and_refuses() -> None:
         ct.ImageUrlBlock(url="https://x.test/a.png", detail="low"),
         ct.ImageUrlBlock(url="https://x.test/b.png", detail="sharp"),
         ct.ImageBase64Block(data="QUJD", media_type="image/JPG"),
-        ct.AudioBase64Block(data="UklG", media_type="audio/wav"),
+        ct.AudioBase64Block(data="UklG", media_type="audio/wav", sample_rate=16000),
     )
     transcript: list[ct.Message] = [ct.UserMultimodalMessage(content=blocks)]
     body = mistral.to_request(transcript)
@@ -602,7 +610,9 @@ def test_media_mistral_takes_and_refuses() -> None:
         {"type": "input_audio", "input_audio": "UklG"},
     ]
     assert mistral.left_out(transcript) == [
-        LeftOut(0, "detail", "Mistral knows no image detail 'sharp'")
+        LeftOut(0, "detail", "block 2: Mistral knows no image detail 'sharp'"),
+        # The WAV says its own rate, which may differ.
+        LeftOut(0, "sample-rate", "block 4: input_audio has no field for a sample rate"),
     ]
     video = ct.UserMultimodalMessage(content=(ct.VideoUrlBlock(url="https://x.test/v.mp4"),))
     with pytest.raises(
@@ -613,7 +623,9 @@ def test_media_mistral_takes_and_refuses() -> None:
     assert noted["messages"][0]["content"] == [
         text("[video_url attachment not sent: Mistral does not accept it]")
     ]
-    assert mistral.left_out([video]) == [LeftOut(0, "video", "Mistral has no chunk for video")]
+    assert mistral.left_out([video]) == [
+        LeftOut(0, "video", "block 0: Mistral has no chunk for video")
+    ]
 
 
 # --- streams -------------------------------------------------------------------------------
@@ -737,8 +749,9 @@ def test_partial_keeps_what_arrived_and_only_whole_calls() -> None:
     ]
 
 
-def test_a_stream_cut_in_a_call_at_the_token_limit_keeps_the_call_out_of_the_turn() -> None:
-    events = [
+def cut_call_stream() -> list[dict[str, Any]]:
+    """Text and a call, then a second call cut off at the token limit."""
+    return [
         chunk({"role": "assistant", "content": "Checking."}),
         chunk({"tool_calls": [WEATHER_CALL]}),
         chunk(
@@ -750,8 +763,11 @@ def test_a_stream_cut_in_a_call_at_the_token_limit_keeps_the_call_out_of_the_tur
         ),
         chunk({}, "length", USAGE),
     ]
+
+
+def test_a_stream_cut_in_a_call_at_the_token_limit_keeps_the_call_out_of_the_turn() -> None:
     accumulator = mistral.Accumulator()
-    feed_all(accumulator, events)
+    feed_all(accumulator, cut_call_stream())
     reply = accumulator.reply()
     assert reply.stop_reason == "max_tokens"
     kept, assistant = reply.messages
@@ -759,7 +775,12 @@ def test_a_stream_cut_in_a_call_at_the_token_limit_keeps_the_call_out_of_the_tur
     assert [c.name for c in assistant.tool_calls] == ["weather"]
     assert isinstance(kept, ct.ProviderOutputItemsMessage)  # the cut call is kept there
     assert mistral.left_out([ct.UserMessage(content="q"), *reply.messages]) == [
-        LeftOut(1, "call", "a call cut off at the token limit is not sent: no result answers it")
+        LeftOut(
+            1,
+            "call",
+            "item 0 at /tool_calls/1: a call cut off at the token limit is not sent: "
+            "no result answers it",
+        )
     ]
     body = replay([*reply.messages, ct.ToolResultMessage(tool_use_id="Hq3xK9pLm", content="rain")])
     assert [c["function"]["name"] for c in body["messages"][1]["tool_calls"]] == ["weather"]
@@ -830,32 +851,49 @@ def test_left_out_is_empty_for_what_mistral_produced() -> None:
 
 
 def test_left_out_names_other_providers_items_and_fields_with_no_input() -> None:
-    kept = ct.ProviderOutputItemsMessage(
-        protocol="mistral", items=({"role": "assistant", "content": "hi", "audit": {"x": 1}}, 3)
-    )
+    item = {"role": "assistant", "content": [thinking("held"), text("hi")], "audit": {"x": 1}}
     transcript: list[ct.Message] = [
         ct.UserMessage(content="q"),
         ct.ProviderOutputItemsMessage(protocol="openai-responses", items=({"type": "reasoning"},)),
-        kept,
-        ct.AssistantMessage(content="hi", thinking=(ct.ThinkingBlock(text="not in the item"),)),
+        ct.ProviderOutputItemsMessage(protocol="gemini", items=()),  # holds nothing to lose
+        ct.ProviderOutputItemsMessage(protocol="mistral", items=(item, 3)),
+        ct.AssistantMessage(
+            content="hi",
+            thinking=(
+                ct.ThinkingBlock(text="held", signature="c2ln"),
+                ct.ThinkingBlock(text="not in the item"),
+            ),
+        ),
     ]
-    assert mistral.left_out(transcript) == [
+    report = mistral.left_out(transcript)
+    assert report == [
         LeftOut(
             1,
             "items",
             "'openai-responses' items belong to another provider; "
             "Mistral is sent the assistant message beside them",
         ),
-        LeftOut(2, "items", "an assistant message takes no input field audit"),
-        LeftOut(2, "items", "an item that is not a message object"),
+        LeftOut(3, "items", "item 0 at /audit: an assistant message takes no such input field"),
         LeftOut(
-            3,
+            3, "items", "item 1: an item that is not a message object has no place in the request"
+        ),
+        LeftOut(4, "signature", "thinking block 0: Mistral has no place for a thinking signature"),
+        LeftOut(
+            4,
             "thinking",
-            "the kept message before this turn is sent in its place, with its own thinking",
+            "thinking block 1: the kept message before this turn is sent in its place, "
+            "with its own thinking",
         ),
     ]
     body = mistral.to_request(transcript)
-    assert body["messages"][1] == {"role": "assistant", "content": "hi", "prefix": True}
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": [thinking("held"), text("hi")],
+        "prefix": True,
+    }
+    without = strip_reported(transcript, report, "Mistral")
+    assert mistral.to_request(without) == body
+    assert mistral.left_out(without) == []
 
 
 # --- the request belongs to the caller ------------------------------------------------------
@@ -898,7 +936,7 @@ def test_generated_requests_share_nothing_with_their_transcripts(
 # --- after a cancel -----------------------------------------------------------------------------
 
 
-def _streams() -> list[list[dict[str, Any]]]:
+def streams() -> list[list[dict[str, Any]]]:
     signed = [
         chunk({"role": "assistant", "content": [thinking("plan", signature="c2ln")]}),
         chunk({"content": [text("Looking"), {"type": "reference", "reference_ids": [1]}]}),
@@ -913,7 +951,7 @@ def _streams() -> list[list[dict[str, Any]]]:
 def test_a_stream_cut_after_any_chunk_makes_a_request_mistral_takes(
     which: int, data: st.DataObject
 ) -> None:
-    events = _streams()[which]
+    events = streams()[which]
     cut = data.draw(st.integers(0, len(events)))
     sdk_form = data.draw(st.booleans())
     accumulator = mistral.Accumulator()
@@ -935,7 +973,7 @@ def test_a_stream_cut_after_any_chunk_makes_a_request_mistral_takes(
 
 def test_every_cut_of_every_stream() -> None:
     # The property above draws; this walks every cut once, dicts and SDK objects alike.
-    for events in _streams():
+    for events in streams():
         for cut in range(len(events) + 1):
             for form in (events[:cut], as_sdk_events(events[:cut])):
                 accumulator = mistral.Accumulator()
@@ -956,7 +994,7 @@ _tool_names = st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True)
 
 
 @st.composite
-def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A reply as Mistral sends it whole, and a stream that adds up to it.
 
     Thinking comes first, in pieces, as lists of thinking chunks; the text
@@ -989,7 +1027,7 @@ def _replies(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 @settings(max_examples=examples(80, 25))
-@given(_replies(), st.booleans())
+@given(replies(), st.booleans())
 def test_generated_streams_equal_their_replies_and_go_back(
     generated: tuple[dict[str, Any], list[dict[str, Any]]], sdk_form: bool
 ) -> None:
@@ -1022,7 +1060,7 @@ def test_generated_streams_equal_their_replies_and_go_back(
 
 
 @settings(max_examples=examples(60, 20))
-@given(_replies(), st.data())
+@given(replies(), st.data())
 def test_a_generated_stream_cut_anywhere_makes_a_request_mistral_takes(
     generated: tuple[dict[str, Any], list[dict[str, Any]]], data: st.DataObject
 ) -> None:

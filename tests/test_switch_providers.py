@@ -34,6 +34,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import test_cohere_turn as cohere_turn
+import test_mistral_turn as mistral_turn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from left_out_check import stripped_messages
@@ -41,10 +43,12 @@ from test_anthropic_between_turns import GROUPS, numbered, stop_for
 from test_anthropic_between_turns import STREAMS as ANTHROPIC_REPLIES
 from test_anthropic_turn import reply_of
 from test_anthropic_turn import validate as validate_anthropic
+from test_cohere_turn import reply as cohere_reply
 from test_dialects_requests import validate_bedrock, validate_gemini, validate_openai_chat
 from test_gemini_between_turns import STREAMS as GEMINI_STREAMS
 from test_gemini_turn import CALL_RESPONSE
 from test_gemini_turn import response as gemini_response
+from test_mistral_turn import completion as mistral_completion
 from test_ollama import REPLIES as OLLAMA_REPLIES
 from test_ollama import response as ollama_response
 from test_ollama import validate as validate_ollama
@@ -62,7 +66,9 @@ from convtypes.dialects import (
     Reply,
     anthropic,
     bedrock,
+    cohere,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
@@ -76,6 +82,7 @@ from bedrock_replies import (
 )
 from bedrock_replies import reply_of as bedrock_reply
 from budget import examples
+from provider_rules import validate_cohere, validate_mistral
 
 # --- what a request carries, read from each dialect's shape ------------------------------
 
@@ -329,6 +336,118 @@ def _bedrock_item_sent(item: Any, sent: Sent) -> bool:
     return item in sent.items
 
 
+def _run(part: list[Any], whole: list[Any]) -> bool:
+    """Whether ``part`` is found in ``whole`` as a run, one after another."""
+    return any(whole[at : at + len(part)] == part for at in range(len(whole) - len(part) + 1))
+
+
+def _mistral_chunks(content: Any) -> list[Any]:
+    """A Mistral message's content as a list of chunks (text alone is one text chunk)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return list(content or ())
+
+
+def _mistral_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            sent.results.append(message["content"])
+            continue
+        if message["role"] == "assistant":
+            sent.items.append(message)  # the "OK" between results and a user too: it holds none
+        for chunk in _mistral_chunks(message.get("content")):
+            kind = chunk["type"]
+            if kind == "text":
+                sent.texts.append(chunk["text"])
+            elif kind == "thinking":
+                parts = chunk["thinking"]
+                sent.thoughts.append("".join(p["text"] for p in parts if p["type"] == "text"))
+            elif kind == "image_url":
+                sent.media.append(chunk["image_url"]["url"])
+                if "detail" in chunk["image_url"]:
+                    sent.settings.append(("detail", chunk["image_url"]["detail"]))
+            elif kind == "input_audio":
+                sent.media.append(chunk["input_audio"])
+        for call in message.get("tool_calls") or ():
+            arguments = call["function"]["arguments"]
+            if isinstance(arguments, str):
+                arguments = json.loads(arguments)
+            sent.calls.append((call["function"]["name"], arguments))
+    return sent
+
+
+def _mistral_item_sent(item: Any, sent: Sent) -> bool:
+    """A kept message goes in its turn's assistant message: its chunks one after another,
+    and its calls (those not cut off) too, each perhaps with a fresh id. Its ``prefix``
+    says how a request is to be read, not what was said: the last message of a request
+    has its own."""
+    if not isinstance(item, dict):
+        return False
+    chunks = _mistral_chunks(item.get("content"))
+    calls = [_without_id(call) for call in item.get("tool_calls") or ()]
+    return not (chunks or calls) or any(
+        _run(chunks, _mistral_chunks(message.get("content")))
+        and _run(calls, [_without_id(call) for call in message.get("tool_calls") or ()])
+        for message in sent.items
+    )
+
+
+def _cohere_sent(body: dict[str, Any]) -> Sent:
+    sent = Sent()
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            sent.results.append(message["content"])
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            sent.texts.append(content)
+        for part in content if isinstance(content, list) else ():
+            if part["type"] == "text":
+                sent.texts.append(part["text"])
+            elif part["type"] == "thinking":
+                sent.thoughts.append(part["thinking"])
+            elif part["type"] == "image_url":
+                sent.media.append(part["image_url"]["url"])
+                if "detail" in part["image_url"]:
+                    sent.settings.append(("detail", part["image_url"]["detail"]))
+        if message["role"] == "assistant":
+            sent.items.append(message)
+            if "tool_plan" in message:
+                sent.texts.append(message["tool_plan"])
+            for call in message.get("tool_calls") or ():
+                arguments = call["function"].get("arguments")
+                sent.calls.append((call["function"]["name"], json.loads(arguments or "{}")))
+    return sent
+
+
+def _cohere_item_sent(item: Any, sent: Sent) -> bool:
+    """A kept message goes in its turn's assistant message: its content items other than
+    text one after another, its text as text or (beside calls) in the ``tool_plan``, its
+    calls (those not cut off, each perhaps with a fresh id) and citations as they came."""
+    if not isinstance(item, dict):
+        return False
+    content = item.get("content")
+    parts = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+    others = [part for part in parts if part.get("type") != "text"]
+    said = [part["text"] for part in parts if part.get("type") == "text" and part["text"]]
+    said += [item["tool_plan"]] if item.get("tool_plan") else []
+    calls = [_without_id(call) for call in item.get("tool_calls") or ()]
+    citations = list(item.get("citations") or ())
+
+    def holds(message: dict[str, Any]) -> bool:
+        texts = [part["text"] for part in message.get("content") or () if part["type"] == "text"]
+        texts += [message.get("tool_plan", "")]
+        return (
+            _run(others, [part for part in message.get("content") or () if part["type"] != "text"])
+            and all(any(text in among for among in texts) for text in said)
+            and _run(calls, [_without_id(call) for call in message.get("tool_calls") or ()])
+            and _run(citations, list(message.get("citations") or ()))
+        )
+
+    return not (others or said or calls or citations) or any(map(holds, sent.items))
+
+
 def _verbatim(item: Any, sent: Sent) -> bool:
     return item in sent.items
 
@@ -408,6 +527,57 @@ def _bedrock_cut() -> dict[str, Any]:
 
 _BEDROCK = [thinking_then_call, redacted_then_text, code_interpreter, cited_reply, _bedrock_cut]
 _GEMINI = [*GEMINI_STREAMS.values(), [CALL_RESPONSE]]
+
+
+def _read_or_fed(module: ModuleType) -> Callable[[Any], Reply]:
+    """A reply read whole, or from its stream's events."""
+
+    def read(reply: Any) -> Reply:
+        return _fed(module, reply) if isinstance(reply, list) else module.read_reply(reply)
+
+    return read
+
+
+def _whole_or_streamed(drawn: tuple[Any, list[Any]], whole: bool) -> Any:
+    return drawn[0] if whole else drawn[1]
+
+
+# Mistral's: generated, and the turn tests' shapes (reasoning, calls sent whole, signed
+# thinking and references, content a turn cannot say, a call cut at the token limit).
+_MISTRAL = [
+    mistral_completion(mistral_turn.REASONED),
+    mistral_completion({"role": "assistant", "tool_calls": [mistral_turn.WEATHER_CALL]}),
+    *[
+        mistral_completion({"role": "assistant", "content": c})
+        for c, _ in mistral_turn.KEPT_CONTENT
+    ],
+    *mistral_turn.streams(),
+    mistral_turn.cut_call_stream(),
+]
+
+# Cohere's: generated, and the turn tests' shapes (plans and calls, thinking, citations,
+# spaced arguments and a call without any, a call cut at the token limit).
+_COHERE = [
+    cohere_reply(cohere_turn.REASONED),
+    cohere_reply(cohere_turn.CITED),
+    cohere_reply(
+        {
+            "tool_plan": cohere_turn.PLAN,
+            "tool_calls": [cohere_turn.SPACED, cohere_turn.NO_ARGUMENTS],
+        },
+        "TOOL_CALL",
+    ),
+    *cohere_turn.streams(),
+    cohere_turn.cut_call_stream(),
+]
+
+
+def _mistral_reread(items: list[Any]) -> list[ct.Message]:
+    return mistral.from_response(mistral_completion(items[0] if items else {"role": "assistant"}))
+
+
+def _cohere_reread(items: list[Any]) -> list[ct.Message]:
+    return cohere.from_response(cohere_reply(items[0] if items else {}))
 
 
 # --- the dialects ----------------------------------------------------------------------------
@@ -526,6 +696,36 @@ PROVIDERS = [
         own=frozenset({"text", "call"}),
         item_sent=_bedrock_item_sent,
     ),
+    Provider(
+        module=mistral,
+        name="Mistral",
+        replies=st.one_of(
+            st.builds(_whole_or_streamed, mistral_turn.replies(), st.booleans()),
+            st.sampled_from(_MISTRAL),
+        ),
+        read=_read_or_fed(mistral),
+        reread=_mistral_reread,
+        sent=_mistral_sent,
+        validate=validate_mistral,
+        # A call cut off at the token limit.
+        own=frozenset({"call"}),
+        item_sent=_mistral_item_sent,
+    ),
+    Provider(
+        module=cohere,
+        name="Cohere",
+        replies=st.one_of(
+            st.builds(_whole_or_streamed, cohere_turn.replies(), st.booleans()),
+            st.sampled_from(_COHERE),
+        ),
+        read=_read_or_fed(cohere),
+        reread=_cohere_reread,
+        sent=_cohere_sent,
+        validate=validate_cohere,
+        # A call cut off at the token limit, and a reply of thinking alone (no turn).
+        own=frozenset({"call", "thinking"}),
+        item_sent=_cohere_item_sent,
+    ),
 ]
 
 
@@ -624,12 +824,15 @@ def _spread(text: str, among: list[str]) -> bool:
     """Whether ``text`` is texts of ``among`` one after another (white space aside).
 
     The message read from a reply's items joins the texts of their blocks.
+    Any of ``among`` may be passed over (a user's ``"H"`` before a reply
+    that starts with one), so every way of reading ``text`` is followed.
     """
-    rest = _squashed(text)
+    whole = _squashed(text)
+    reached = {0}  # how much of ``whole`` the texts so far can spell
     for piece in map(_squashed, among):
-        if piece and rest.startswith(piece):
-            rest = rest[len(piece) :]
-    return rest == ""
+        if piece:
+            reached |= {at + len(piece) for at in reached if whole.startswith(piece, at)}
+    return len(whole) in reached
 
 
 def _leaves(value: Any) -> list[str]:

@@ -80,7 +80,7 @@ from ._errors import (
 )
 from ._ids import Alnum9Ids, CallIds, usable_alnum9
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
-from ._left_out import LeftOut
+from ._left_out import LeftOut, in_item
 from ._media import image_type
 from ._reply import (
     Delta,
@@ -508,7 +508,10 @@ def left_out(
     (``"signature"``); thinking beside a kept message that the message does
     not hold (``"thinking"``); images, audio and video Mistral has no chunk
     for (with ``unsupported="note"`` a note stands in their place); an
-    image ``detail`` Mistral does not know. It takes ``unsupported`` as
+    image ``detail`` Mistral does not know, and audio's ``sample_rate``
+    (``"sample-rate"``), which ``input_audio`` has no field for. Each
+    ``why`` starts with the piece's place in its message (see
+    :class:`~convtypes.dialects.LeftOut`). It takes ``unsupported`` as
     ``to_request`` does, and names those media under either value. Raises
     what ``to_request`` raises for a transcript it cannot send at all (a
     message or block a newer writer made, a call without its result).
@@ -524,39 +527,18 @@ def left_out(
             _left_out_thinking(index, message, previous, out)
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
-                out.append(
-                    LeftOut(
-                        index,
-                        "items",
-                        f"{message.protocol!r} items belong to another provider; "
-                        "Mistral is sent the assistant message beside them",
+                if message.items:
+                    why = (
+                        f"{message.protocol!r:.40} items belong to another provider; "
+                        f"{DIALECT} is sent the assistant message beside them"
                     )
-                )
+                    out.append(LeftOut(index, "items", why))
                 continue
-            for item in message.items:
+            for place, item in enumerate(message.items):
                 if not isinstance(item, dict):
-                    out.append(LeftOut(index, "items", "an item that is not a message object"))
+                    out.append(LeftOut(index, "items", f"{in_item(place)}: {_NOT_A_MESSAGE}"))
                     continue
-                extra = sorted(key for key in item if key not in _INPUT_KEYS)
-                if extra:
-                    out.append(
-                        LeftOut(
-                            index,
-                            "items",
-                            f"an assistant message takes no input field {', '.join(extra)}",
-                        )
-                    )
-                calls = item.get("tool_calls")
-                for call in calls if isinstance(calls, list) else ():
-                    if isinstance(call, dict) and not _runnable(call):
-                        out.append(
-                            LeftOut(
-                                index,
-                                "call",
-                                "a call cut off at the token limit is not sent: "
-                                "no result answers it",
-                            )
-                        )
+                _left_out_item(index, place, item, out)
                 kept = _Kept(item)
         elif isinstance(message, SystemMessage):
             kept = previous
@@ -567,55 +549,78 @@ def left_out(
     return out
 
 
+_NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
+_NO_FIELD: Final = "an assistant message takes no such input field"
+_CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
+_REDACTED: Final = f"{DIALECT} cannot read redacted thinking"
+_UNSIGNED: Final = f"the thinking goes as a {DIALECT} thinking chunk, without its signature"
+_NO_SIGNATURE: Final = f"{DIALECT} has no place for a thinking signature"
+_EDITED_THINKING: Final = (
+    "the kept message before this turn is sent in its place, with its own thinking"
+)
+
+
+def _left_out_item(index: int, place: int, item: dict[str, Any], out: list[LeftOut]) -> None:
+    """What of a kept message its replay does not send: fields with no input, cut calls."""
+    for key in item:
+        if key not in _INPUT_KEYS:
+            out.append(LeftOut(index, "items", f"{in_item(place, key)}: {_NO_FIELD}"))
+    calls = item.get("tool_calls")
+    for position, call in enumerate(calls if isinstance(calls, list) else ()):
+        if isinstance(call, dict) and not _runnable(call):
+            out.append(
+                LeftOut(index, "call", f"{in_item(place, 'tool_calls', position)}: {_CUT_CALL}")
+            )
+
+
 def _left_out_thinking(
     index: int, message: AssistantMessage, kept: _Kept | None, out: list[LeftOut]
 ) -> None:
-    for block in message.thinking:
+    """The thinking of ``message`` that does not go: redacted blocks and signatures, and,
+    after a kept message (which goes in its place), each block whose text it does not hold."""
+    held = list(kept.thoughts) if kept is not None else None
+    for position, block in enumerate(message.thinking):
+        where = f"thinking block {position}"
         if block.redacted_data is not None:
-            out.append(LeftOut(index, "redacted-thinking", "Mistral cannot read redacted thinking"))
-        elif block.signature:
-            out.append(
-                LeftOut(
-                    index,
-                    "signature",
-                    "the thinking goes as a Mistral thinking chunk, without its signature"
-                    if kept is None and block.text
-                    else "Mistral has no place for a thinking signature",
-                )
-            )
-    if kept is not None:
-        said = [b.text for b in message.thinking if b.redacted_data is None and b.text]
-        if said != kept.thoughts:
-            out.append(
-                LeftOut(
-                    index,
-                    "thinking",
-                    "the kept message before this turn is sent in its place, with its own thinking",
-                )
-            )
+            out.append(LeftOut(index, "redacted-thinking", f"{where}: {_REDACTED}"))
+            continue
+        if held is not None and block.text:
+            if block.text not in held:
+                out.append(LeftOut(index, "thinking", f"{where}: {_EDITED_THINKING}"))
+                continue
+            held.remove(block.text)
+        if block.signature:
+            why = _UNSIGNED if kept is None and block.text else _NO_SIGNATURE
+            out.append(LeftOut(index, "signature", f"{where}: {why}"))
 
 
 def _left_out_media(index: int, message: UserMultimodalMessage, out: list[LeftOut]) -> None:
-    for block in message.content:
+    for position, block in enumerate(message.content):
+        where = f"block {position}"
         if isinstance(block, TextBlock):
             continue
         if isinstance(block, ImageUrlBlock):
             if block.detail not in DETAILS:
-                out.append(
-                    LeftOut(index, "detail", f"Mistral knows no image detail {block.detail!r}")
-                )
+                why = f"{DIALECT} knows no image detail {block.detail!r:.40}"
+                out.append(LeftOut(index, "detail", f"{where}: {why}"))
         elif isinstance(block, ImageBase64Block):
             if image_type(block.media_type) not in IMAGE_TYPES:
-                out.append(LeftOut(index, "image", f"Mistral takes no {block.media_type!r} image"))
+                why = f"{DIALECT} takes no {block.media_type!r:.40} image"
+                out.append(LeftOut(index, "image", f"{where}: {why}"))
         elif isinstance(block, AudioBase64Block):
             if block.media_type.lower() not in AUDIO_TYPES:
-                out.append(LeftOut(index, "audio", f"Mistral takes no {block.media_type!r} audio"))
+                why = f"{DIALECT} takes no {block.media_type!r:.40} audio"
+                out.append(LeftOut(index, "audio", f"{where}: {why}"))
+            elif block.sample_rate is not None:
+                why = "input_audio has no field for a sample rate"
+                out.append(LeftOut(index, "sample-rate", f"{where}: {why}"))
         elif isinstance(block, UnknownBlock):
             continue  # refused by to_request, never sent
         elif block.is_audio():
-            out.append(LeftOut(index, "audio", "Mistral takes audio only inline, as WAV or MP3"))
+            why = f"{DIALECT} takes audio only inline, as WAV or MP3"
+            out.append(LeftOut(index, "audio", f"{where}: {why}"))
         else:
-            out.append(LeftOut(index, "video", "Mistral has no chunk for video"))
+            out.append(LeftOut(index, "video", f"{where}: {DIALECT} has no chunk for video"))
 
 
 # --- responses ----------------------------------------------------------------------------
