@@ -15,8 +15,10 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
-BEFORE = "900d624"
-"""The last commit before this release's dialect work (deltas, reply facts, items)."""
+BEFORE = "a17766b"
+"""The last commit before this round of work: requests that own their copies,
+what happens between turns, the Bedrock, Mistral and Cohere dialects, more
+local-model styles and the faster reading of SDK objects."""
 
 _FOLDER = tempfile.TemporaryDirectory(prefix="convtypes-before-")
 

@@ -2,15 +2,17 @@
 
     python benchmarks/replies.py                        # 300 turns, 21 rounds
     python benchmarks/replies.py --quick                # 3 rounds
-    python benchmarks/replies.py --before 1b1dfa1       # against another commit
+    python benchmarks/replies.py --before 900d624       # against another commit
 
 ``dialects.py`` times a transcript of plain messages. Here every turn is a
 reply as the provider sent it, read back with the dialect's own
 ``from_response``: for Responses, a reasoning item with encrypted content,
 function calls and a cited message, all kept as items; for Chat
-Completions, a refusal and a cited answer, kept as the message sent. The
-request now owns those items (it copies them), so this is where that copy
-shows. Both versions run side by side in one process, taking turns within
+Completions, a refusal and a cited answer, kept as the message sent; for
+Anthropic, signed thinking, a web search and a cited answer, kept as
+blocks; for Gemini, a thought and a signed call, kept as parts. The request
+now owns those items (it copies them), so this is where that copy shows.
+Both versions run side by side in one process, taking turns within
 each round; a ratio is the median of the per-round ratios, with their
 range. Prints a markdown table.
 """
@@ -30,7 +32,7 @@ from typing import Any
 import msgspec
 
 import convtypes as ct
-from convtypes.dialects import openai_chat, openai_responses
+from convtypes.dialects import anthropic, gemini, openai_chat, openai_responses
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _baseline
@@ -130,9 +132,82 @@ def chat_transcript(turns: int) -> list[ct.Message]:
     return messages
 
 
+def anthropic_transcript(turns: int) -> list[ct.Message]:
+    """``turns`` exchanges whose replies searched the web and cite it: kept as items."""
+    messages: list[ct.Message] = [ct.SystemMessage(content="You are a careful agent.")]
+    for serial in range(turns):
+        messages.append(ct.UserMessage(content=f"Step {serial}: what is new in item {serial}?"))
+        search = f"srvtoolu_{serial}"
+        page = {
+            "type": "web_search_result",
+            "url": f"https://example.org/{serial}",
+            "title": "Source",
+            "encrypted_content": "Eq" + "x" * 1_000,
+            "page_age": None,
+        }
+        cited = {
+            "type": "web_search_result_location",
+            "url": page["url"],
+            "title": "Source",
+            "encrypted_index": "Eo" + "y" * 40,
+            "cited_text": "Item is fine. " * 3,
+        }
+        response = {
+            "id": f"msg_{serial}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "stop_reason": "end_turn",
+            "content": [
+                {
+                    "type": "thinking",
+                    "thinking": f"Search for item {serial}. " * 5,
+                    "signature": "Sig" + "z" * 300,
+                },
+                {
+                    "type": "server_tool_use",
+                    "id": search,
+                    "name": "web_search",
+                    "input": {"query": f"item {serial}"},
+                },
+                {"type": "web_search_tool_result", "tool_use_id": search, "content": [page] * 3},
+                {"type": "text", "text": "Item is fine.", "citations": [cited]},
+            ],
+            "usage": {"input_tokens": 10, "output_tokens": 20},
+        }
+        messages += anthropic.from_response(response)
+    return messages
+
+
+def gemini_transcript(turns: int) -> list[ct.Message]:
+    """``turns`` exchanges whose replies carry thought signatures: every part kept as items."""
+    messages: list[ct.Message] = [ct.SystemMessage(content="You are a careful agent.")]
+    for serial in range(turns):
+        messages.append(ct.UserMessage(content=f"Step {serial}: look up item {serial}."))
+        parts = [
+            {"text": f"Looking up item {serial}. " * 3, "thought": True},
+            {
+                "functionCall": {"name": "search", "args": {"query": f"item {serial}", "page": 1}},
+                "thoughtSignature": "Cs" + "q" * 400,
+            },
+        ]
+        response = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]
+        }
+        reply = gemini.read_reply(response)
+        messages += reply.messages
+        messages += [
+            ct.ToolResultMessage(tool_use_id=call.id, content=f"Result {serial}: " + "ipsum " * 20)
+            for call in reply.tool_calls
+        ]
+    return messages
+
+
 CASES: dict[str, tuple[Callable[[int], list[ct.Message]], Builder]] = {
-    "openai_responses": (responses_transcript, openai_responses.to_request),
+    "anthropic": (anthropic_transcript, anthropic.to_request),
     "openai_chat": (chat_transcript, openai_chat.to_request),
+    "openai_responses": (responses_transcript, openai_responses.to_request),
+    "gemini": (gemini_transcript, gemini.to_request),
 }
 
 
@@ -143,7 +218,7 @@ def _time(build: Builder, messages: list[Any], calls: int) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def run(quick: bool, before: str = "1b1dfa1") -> str:
+def run(quick: bool, before: str = _baseline.BEFORE) -> str:
     """Time each dialect's ``to_request`` on a transcript of replies against ``before``."""
     package = _baseline.load(before)
     rounds = 3 if quick else 21
@@ -187,6 +262,6 @@ def run(quick: bool, before: str = "1b1dfa1") -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
-    parser.add_argument("--before", default="1b1dfa1", help="the commit to compare with")
+    parser.add_argument("--before", default=_baseline.BEFORE, help="the commit to compare with")
     options = parser.parse_args()
     sys.stdout.write(run(options.quick, options.before) + "\n")

@@ -243,8 +243,10 @@ interleaved rounds, with its range. Peers run side by side and take turns
 within each round; a codec peer runs in a fresh process of its own.
 "bare-msgspec" is the same wire types as plain msgspec Structs without any
 of convtypes' checks; "msgspec-dicts" and "orjson-dicts" decode to plain
-dicts with no types at all. "Before" is the commit before this release's
-dialect work, imported beside today's code (`benchmarks/_baseline.py`).
+dicts with no types at all. "Before" is commit a17766b, the last before
+this round of work (requests that own their copies, the steps between
+turns, three more dialects, more local-model styles), imported beside
+today's code (`benchmarks/_baseline.py`).
 """
 
 # The other benchmarks, each run side by side in one process, with the
@@ -254,6 +256,7 @@ SECTIONS = (
     ("jsonl", "Transcript files"),
     ("fence", "The fence"),
     ("dialects", "Provider requests: to_request"),
+    ("replies", "Provider requests made of replies: the cost of the copy"),
     ("feed", "Provider streams: Accumulator.feed"),
     ("between", "Between turns: trim and closing calls"),
     ("templates", "Local models: chat templates"),
