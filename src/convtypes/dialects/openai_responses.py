@@ -391,19 +391,18 @@ def _replayed_items(
         else:
             kind = item.get("type")
             dropped: LeftOut | None = None
-            where = in_item(position)
             if kind == "function_call":
                 call_id = item.get("call_id")
                 if _cut(item) and not (
                     isinstance(call_id, str) and _answered(transcript, index, call_id)
                 ):
-                    dropped = LeftOut(index, "call", f"{where}: {_CUT_CALL}")
+                    dropped = LeftOut(index, "call", f"{in_item(position)}: {_CUT_CALL}")
             elif not store and (
                 kind == "item_reference"
                 or (kind == "reasoning" and not item.get("encrypted_content"))
             ):
                 what: LeftOutKind = "items" if kind == "item_reference" else "thinking"
-                dropped = LeftOut(index, what, f"{where}: {_STORED[kind]}")
+                dropped = LeftOut(index, what, f"{in_item(position)}: {_STORED[kind]}")
             if dropped is not None:
                 if waiting is not None:
                     if notes is not None:
@@ -413,7 +412,7 @@ def _replayed_items(
                 if notes is not None:
                     notes.append(dropped)
                 continue
-            sent = copy_object(item)
+            sent = copy_json(item)
             if kind == "function_call":
                 call_id, name = sent.get("call_id"), sent.get("name")
                 if isinstance(call_id, str) and isinstance(name, str):
