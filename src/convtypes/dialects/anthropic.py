@@ -121,6 +121,7 @@ from ._errors import (
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._media import image_type, parse_data_url
+from ._objects import PLAIN, fields
 from ._partial_json import read_partial_object
 from ._reply import (
     Delta,
@@ -726,6 +727,16 @@ _DELTAS: Final = frozenset(
     }
 )
 _NOT_TOOLS: Final = frozenset({"text", "thinking", "redacted_thinking"})
+# The deltas that come by the thousand, and the key of their piece of text:
+# read from the SDK's object without its dump where that gives the same (see
+# _objects).
+_PIECES: Final = {
+    "text_delta": "text",
+    "input_json_delta": "partial_json",
+    "thinking_delta": "thinking",
+}
+_DELTA_EVENT: Final = frozenset({"type", "index", "delta"})
+_PIECE_FIELDS: Final = {kind: (key, frozenset({"type", key})) for kind, key in _PIECES.items()}
 
 
 class _Block:
@@ -846,6 +857,18 @@ class Accumulator(StreamReader):
             data: dict[str, Any] = event
             kind = data.get("type")
         else:
+            # An SDK object: a piece of text, thinking or input JSON is read
+            # from its fields where that gives what its dump gives (see
+            # _objects); any other event, from the dump.
+            outer = event.__dict__ if type(event) in PLAIN else fields(event)
+            if (
+                outer is not None
+                and _DELTA_EVENT <= event.__pydantic_fields_set__  # type: ignore[attr-defined]
+                and not self._finished
+            ):
+                read = self._object_delta(number, event, outer)
+                if read is not None:
+                    return read
             kind = getattr(event, "type", None)
             if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
                 data = {"type": kind, "index": getattr(event, "index", None)}
@@ -1021,7 +1044,7 @@ class Accumulator(StreamReader):
             self._gap = False
             piece = _GAP + piece
         self._said = True
-        return TextDelta(text=piece)
+        return TextDelta(piece)
 
     def _delta(self, number: int, event: object, data: dict[str, Any]) -> list[Delta]:
         kind = "content_block_delta"
@@ -1041,22 +1064,11 @@ class Accumulator(StreamReader):
         delta_type = delta.get("type")
         if delta_type not in _DELTAS:
             return []  # a delta type newer than this version: skipped, as the SDK does
-        if delta_type == "text_delta" and block.kind == "text":
-            piece = self._piece(number, event, at, block, delta, "text")
-            block.pieces.append(piece)
-            return [self._text(piece)] if piece else []
-        if delta_type == "input_json_delta" and block.tool_like:
-            json_piece = delta.get("partial_json")
-            if not isinstance(json_piece, str):
-                raise self._fail(number, event, kind, "the delta has no 'partial_json' text")
-            block.pieces.append(json_piece)
-            if json_piece and block.call >= 0:
-                return [ToolCallDelta(index=block.call, arguments=json_piece)]
-            return []
-        if delta_type == "thinking_delta" and block.kind == "thinking":
-            piece = self._piece(number, event, at, block, delta, "thinking")
-            block.pieces.append(piece)
-            return [ThinkingDelta(text=piece)] if piece else []
+        key = _PIECES.get(delta_type)
+        if key is not None:
+            grown = self._grow(number, event, at, block, delta_type, delta.get(key))
+            if grown is not None:
+                return grown
         if delta_type == "signature_delta" and block.kind == "thinking":
             signature = delta.get("signature")
             if not isinstance(signature, str):
@@ -1085,21 +1097,79 @@ class Accumulator(StreamReader):
             f"a {short(delta_type, 40)} delta cannot apply to a {short(block.kind, 40)} block",
         )
 
-    def _piece(
-        self,
-        number: int,
-        event: object,
-        at: int,
-        block: _Block,
-        delta: dict[str, Any],
-        key: str,
-    ) -> str:
-        piece = delta.get(key)
+    def _object_delta(
+        self, number: int, event: object, outer: dict[str, Any]
+    ) -> list[Delta] | None:
+        """A ``content_block_delta`` read from the fields of the SDK's object.
+
+        ``outer`` is the event's fields, which it was given (``_take``
+        checked). ``None`` when the event is anything else, or reading its
+        fields might not give what its dump gives: it is then read from the
+        dump, which also says what is wrong with it.
+        """
+        at = outer.get("index")
+        delta = outer.get("delta")
+        if outer.get("type") != "content_block_delta" or type(at) is not int:
+            return None
+        inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+        if inner is None:
+            return None
+        kind = inner.get("type")
+        try:
+            spec = _PIECE_FIELDS.get(kind)
+        except TypeError:  # a type that is not even hashable: the dump says what is wrong
+            return None
+        if spec is None or not spec[1] <= delta.__pydantic_fields_set__:  # type: ignore[union-attr]
+            return None
+        piece = inner.get(spec[0])
+        block = self._blocks.get(at)
+        if type(piece) is not str or block is None or block.stopped:
+            return None
+        return self._grow(number, event, at, block, kind, piece)
+
+    def _grow(
+        self, number: int, event: object, at: int, block: _Block, delta_type: str, piece: object
+    ) -> list[Delta] | None:
+        """Add a piece of text, thinking or input JSON to its block; its deltas.
+
+        ``None`` when the delta's type does not fit the block.
+        """
+        if delta_type == "text_delta":
+            if block.kind != "text":
+                return None
+            if not isinstance(piece, str):
+                raise self._fail(
+                    number, event, "content_block_delta", "the delta has no 'text' text"
+                )
+            if not block.pieces:
+                self._check_text(number, event, at, block, "text")
+            block.pieces.append(piece)
+            if not piece:
+                return []
+            if self._gap:  # as _text does: the blank line after other blocks
+                self._gap = False
+                piece = _GAP + piece
+            self._said = True
+            return [TextDelta(piece)]
+        if delta_type == "input_json_delta":
+            if not block.tool_like:
+                return None
+            if not isinstance(piece, str):
+                raise self._fail(
+                    number, event, "content_block_delta", "the delta has no 'partial_json' text"
+                )
+            block.pieces.append(piece)
+            return [ToolCallDelta(block.call, piece)] if piece and block.call >= 0 else []
+        if block.kind != "thinking":
+            return None
         if not isinstance(piece, str):
-            raise self._fail(number, event, "content_block_delta", f"the delta has no {key!r} text")
+            raise self._fail(
+                number, event, "content_block_delta", "the delta has no 'thinking' text"
+            )
         if not block.pieces:
-            self._check_text(number, event, at, block, key)
-        return piece
+            self._check_text(number, event, at, block, "thinking")
+        block.pieces.append(piece)
+        return [ThinkingDelta(piece)] if piece else []
 
     def _check_text(self, number: int, event: object, at: int, block: _Block, key: str) -> None:
         """The block's own ``key``, which deltas add to, must be text if present."""

@@ -1,0 +1,850 @@
+"""Streams fed as the SDKs' own event objects, beside the SDKs' own accumulators.
+
+    python benchmarks/streaming.py            # 5 interleaved rounds
+    python benchmarks/streaming.py --quick    # a tenth of the events, 2 rounds (CI)
+    python benchmarks/streaming.py --rounds 9
+
+Most backends do not read SSE themselves: they iterate the provider SDK's
+stream and hand each event object to the ``Accumulator``. For each dialect,
+the same stream is read, side by side in one process, taking turns within
+each round, by:
+
+- **convtypes, dicts**: ``Accumulator.feed`` of every event as JSON, then
+  ``reply()``;
+- **convtypes, SDK objects**: the same, fed the SDK's event objects, built
+  as the SDK builds them while it streams (anthropic and openai without
+  validation, ``construct_type``; google-genai and ollama validated);
+- **the SDK's own accumulator** on the same objects: anthropic's
+  ``accumulate_event``, openai's ``ChatCompletionStreamState`` and
+  ``ResponseStreamState`` (then their final completion or response), and
+  google-genai's chat, which keeps each chunk's content in its history
+  (``Chat.send_message_stream`` over the chunks);
+- **pydantic-ai's parts manager** (``ModelResponsePartsManager``), given the
+  text and argument pieces read from the same objects by attribute, then
+  ``get_parts()``: a lower bound on what pydantic-ai's own stream readers
+  cost, which add their per-event mapping to it;
+- **LiteLLM's ``stream_chunk_builder``** on the Chat Completions chunks, made
+  into LiteLLM's own chunk objects beforehand (untimed): only its final
+  assembly is timed, not its per-chunk wrapper.
+
+Building the objects is not timed. The workloads: the one pydantic-ai
+profiled its parts manager with (pydantic/pydantic-ai#6432), a reply of
+32,000 text deltas and then a tool call of 12,000 argument deltas (Gemini and
+Ollama send a call whole, in one chunk: their stream is the 32,000 text
+chunks and that chunk); and ``feed.py``'s streams of a few hundred events
+(thinking, text, a call in pieces, usage), shaped like the recorded ones.
+Each time is the median of the interleaved rounds, per event; a ratio is
+taken within a round, and shown as the median with its range. The scaling
+table feeds SDK objects of the same reply with 1x and 4x the deltas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import feed  # noqa: E402
+
+from convtypes.dialects import (  # noqa: E402
+    anthropic,
+    gemini,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
+
+DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama")
+MODULES = {
+    "anthropic": anthropic,
+    "openai_chat": openai_chat,
+    "openai_responses": openai_responses,
+    "gemini": gemini,
+    "ollama": ollama,
+}
+TEXT_DELTAS = 32_000
+ARGUMENT_DELTAS = 12_000
+
+Reader = Callable[[list[Any]], object]
+
+
+# --- the 44,000-event reply ----------------------------------------------------------
+
+_WORDS = (
+    "The quick brown fox jumps over the lazy dog while the rain keeps falling on "
+    "the roofs of Oslo and the streets shine under the lamps "
+).split()
+
+
+def _text_pieces(count: int) -> list[str]:
+    """``count`` text deltas of a word each (a token or so), with its space."""
+    return [" " + _WORDS[n % len(_WORDS)] for n in range(count)]
+
+
+def _argument_pieces(count: int) -> tuple[list[str], str]:
+    """``count`` pieces of a tool call's argument JSON, about four characters each."""
+    body = "".join(_text_pieces(count))[: count * 4 - 40]
+    arguments = json.dumps({"path": "notes/oslo.md", "content": body})
+    size = len(arguments) / count
+    cuts = [round(n * size) for n in range(count + 1)]
+    return [arguments[a:b] for a, b in zip(cuts, cuts[1:], strict=False)], arguments
+
+
+def anthropic_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-test",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 120, "output_tokens": 1},
+            },
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ]
+    events += [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}
+        for t in texts
+    ]
+    events += [
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "write", "input": {}},
+        },
+    ]
+    events += [
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": p},
+        }
+        for p in pieces
+    ]
+    events += [
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": len(texts) + len(pieces)},
+        },
+        {"type": "message_stop"},
+    ]
+    return events
+
+
+def openai_chat_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 1_780_000_000,
+            "model": "gpt-test",
+            "system_fingerprint": "fp_1",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+
+    events = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    events += [chunk({"content": t}) for t in texts]
+    first, *rest = pieces
+    events.append(
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "write", "arguments": first},
+                    }
+                ]
+            }
+        )
+    )
+    events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in rest]
+    events.append(chunk({}, "tool_calls"))
+    last = chunk({})
+    last["choices"] = []
+    last["usage"] = {
+        "prompt_tokens": 120,
+        "completion_tokens": len(texts) + len(pieces),
+        "total_tokens": 120 + len(texts) + len(pieces),
+    }
+    events.append(last)
+    return events
+
+
+def openai_responses_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    text = "".join(texts)
+    arguments = "".join(pieces)
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
+    }
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "write",
+        "arguments": arguments,
+        "status": "completed",
+    }
+    response = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1_780_000_000,
+        "model": "gpt-test",
+        "status": "completed",
+        "output": [message, call],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 120,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": len(texts) + len(pieces),
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 120 + len(texts) + len(pieces),
+        },
+    }
+    events: list[dict[str, Any]] = [
+        {
+            "type": "response.created",
+            "response": {**response, "status": "in_progress", "output": []},
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**message, "status": "in_progress", "content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            "output_index": 0,
+            "item_id": "msg_1",
+            "content_index": 0,
+            "part": {"type": "output_text", "text": "", "annotations": [], "logprobs": []},
+        },
+    ]
+    events += [
+        {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "item_id": "msg_1",
+            "content_index": 0,
+            "delta": t,
+            "logprobs": [],
+        }
+        for t in texts
+    ]
+    events += [
+        {
+            "type": "response.output_text.done",
+            "output_index": 0,
+            "item_id": "msg_1",
+            "content_index": 0,
+            "text": text,
+            "logprobs": [],
+        },
+        {
+            "type": "response.content_part.done",
+            "output_index": 0,
+            "item_id": "msg_1",
+            "content_index": 0,
+            "part": message["content"][0],  # type: ignore[index]
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": message},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {**call, "arguments": "", "status": "in_progress"},
+        },
+    ]
+    events += [
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": 1,
+            "item_id": "fc_1",
+            "delta": p,
+        }
+        for p in pieces
+    ]
+    events += [
+        {
+            "type": "response.function_call_arguments.done",
+            "output_index": 1,
+            "item_id": "fc_1",
+            "arguments": arguments,
+        },
+        {"type": "response.output_item.done", "output_index": 1, "item": call},
+        {"type": "response.completed", "response": response},
+    ]
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+    return events
+
+
+def gemini_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    usage = {"promptTokenCount": 120, "totalTokenCount": 120}
+
+    def chunk(parts: list[dict[str, Any]], finish: str | None = None) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finish is not None:
+            candidate["finishReason"] = finish
+        return {
+            "candidates": [candidate],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-test",
+            "responseId": "r1",
+        }
+
+    events = [chunk([{"text": t}]) for t in texts]
+    call = {"functionCall": {"name": "write", "args": json.loads("".join(pieces))}}
+    last = chunk([call], "STOP")
+    last["usageMetadata"] = {
+        "promptTokenCount": 120,
+        "candidatesTokenCount": len(texts) + len(pieces),
+        "totalTokenCount": 120 + len(texts) + len(pieces),
+    }
+    events.append(last)
+    return events
+
+
+def ollama_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    def chunk(message: dict[str, Any], done: bool = False) -> dict[str, Any]:
+        return {
+            "model": "qwen3",
+            "created_at": "2026-12-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "", **message},
+            "done": done,
+        }
+
+    events = [chunk({"content": t}) for t in texts]
+    call = {"function": {"name": "write", "arguments": json.loads("".join(pieces))}}
+    events.append(chunk({"tool_calls": [call]}))
+    last = chunk({}, done=True)
+    last.update(done_reason="stop", prompt_eval_count=120, eval_count=len(texts) + len(pieces))
+    events.append(last)
+    return events
+
+
+BUILDERS = {
+    "anthropic": anthropic_stream,
+    "openai_chat": openai_chat_stream,
+    "openai_responses": openai_responses_stream,
+    "gemini": gemini_stream,
+    "ollama": ollama_stream,
+}
+
+
+def long_stream(dialect: str, scale: float = 1.0) -> list[dict[str, Any]]:
+    """The 32,000 + 12,000 deltas reply (times ``scale``) as ``dialect`` streams it."""
+    pieces, _ = _argument_pieces(round(ARGUMENT_DELTAS * scale))
+    return BUILDERS[dialect](_text_pieces(round(TEXT_DELTAS * scale)), pieces)
+
+
+# --- the SDKs' objects -----------------------------------------------------------------
+
+
+def as_objects(dialect: str, events: list[dict[str, Any]]) -> list[Any]:
+    """The events as the dialect's SDK hands them to a backend while it streams."""
+    if dialect == "anthropic":
+        from anthropic._models import construct_type as construct_anthropic
+        from anthropic.types import RawMessageStreamEvent
+
+        return [construct_anthropic(type_=RawMessageStreamEvent, value=e) for e in events]
+    if dialect in ("openai_chat", "openai_responses"):
+        from openai._models import construct_type as construct_openai
+        from openai.types.chat import ChatCompletionChunk
+        from openai.types.responses import ResponseStreamEvent
+
+        kind: Any = ChatCompletionChunk if dialect == "openai_chat" else ResponseStreamEvent
+        return [construct_openai(type_=kind, value=e) for e in events]
+    if dialect == "gemini":
+        from google.genai import types
+
+        return [
+            types.GenerateContentResponse._from_response(
+                response=json.loads(json.dumps(e)), kwargs={}
+            )
+            for e in events
+        ]
+    if dialect == "ollama":
+        from ollama import ChatResponse
+
+        return [ChatResponse(**e) for e in events]
+    raise ValueError(dialect)
+
+
+# --- the readers -----------------------------------------------------------------------
+
+
+def convtypes_reader(dialect: str) -> Reader:
+    accumulator_type = MODULES[dialect].Accumulator
+
+    def read(events: list[Any]) -> object:
+        accumulator = accumulator_type()
+        take = accumulator.feed
+        for event in events:
+            take(event)
+        return accumulator.reply()
+
+    return read
+
+
+def anthropic_sdk() -> Reader:
+    import inspect
+
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    buffers = "json_bufs" in inspect.signature(accumulate_event).parameters
+
+    def read(events: list[Any]) -> object:
+        snapshot = None
+        extra: dict[str, Any] = {"json_bufs": {}} if buffers else {}
+        for event in events:
+            snapshot = accumulate_event(event=event, current_snapshot=snapshot, **extra)
+        return snapshot
+
+    return read
+
+
+def openai_chat_sdk() -> Reader:
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
+    def read(events: list[Any]) -> object:
+        state: Any = ChatCompletionStreamState()
+        for event in events:
+            state.handle_chunk(event)
+        return state.get_final_completion()
+
+    return read
+
+
+def openai_responses_sdk() -> Reader:
+    import openai
+    from openai.lib.streaming.responses._responses import ResponseStreamState
+
+    omit = getattr(openai, "omit", openai.NOT_GIVEN)
+
+    def read(events: list[Any]) -> object:
+        state: Any = ResponseStreamState(input_tools=omit, text_format=omit)
+        for event in events:
+            state.handle_event(event)
+        return state._completed_response
+
+    return read
+
+
+def gemini_sdk() -> Reader:
+    from google.genai import chats, models, types
+
+    class Replayed(models.Models):
+        """The client's models, answering with the given chunks: no request is sent."""
+
+        def __init__(self, chunks: list[Any]) -> None:
+            self.chunks = chunks
+
+        def generate_content_stream(self, **_: Any) -> Any:  # type: ignore[override]
+            return iter(self.chunks)
+
+    config = types.GenerateContentConfig(
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)
+    )
+
+    def read(events: list[Any]) -> object:
+        chat = chats.Chat(modules=Replayed(events), model="gemini-test", config=config, history=[])
+        for _ in chat.send_message_stream("Write the notes."):
+            pass
+        return chat.get_history()
+
+    return read
+
+
+def _parts_manager() -> Any:
+    from pydantic_ai._parts_manager import ModelResponsePartsManager
+    from pydantic_ai.models import ModelRequestParameters
+
+    return ModelResponsePartsManager(model_request_parameters=ModelRequestParameters())
+
+
+def _drain(events: Iterable[object] | object) -> None:
+    if events is not None and hasattr(events, "__iter__"):
+        for _ in events:  # type: ignore[union-attr]
+            pass
+
+
+def pydantic_ai_reader(dialect: str) -> Reader | None:
+    """The parts manager, given what each event carries, read as pydantic-ai reads it."""
+    import pydantic_ai._parts_manager  # noqa: F401  (ImportError: not installed)
+
+    def anthropic_read(events: list[Any]) -> object:
+        parts = _parts_manager()
+        for event in events:
+            kind = event.type
+            if kind == "content_block_delta":
+                delta = event.delta
+                if delta.type == "text_delta":
+                    _drain(parts.handle_text_delta(vendor_part_id=event.index, content=delta.text))
+                elif delta.type == "input_json_delta":
+                    _drain(
+                        parts.handle_tool_call_delta(
+                            vendor_part_id=event.index, args=delta.partial_json
+                        )
+                    )
+                elif delta.type == "thinking_delta":
+                    _drain(
+                        parts.handle_thinking_delta(
+                            vendor_part_id=event.index, content=delta.thinking
+                        )
+                    )
+            elif kind == "content_block_start":
+                block = event.content_block
+                if block.type == "tool_use":
+                    _drain(
+                        parts.handle_tool_call_delta(
+                            vendor_part_id=event.index,
+                            tool_name=block.name,
+                            args=None,
+                            tool_call_id=block.id,
+                        )
+                    )
+                elif block.type == "thinking":
+                    _drain(parts.handle_thinking_delta(vendor_part_id=event.index, content=""))
+        return parts.get_parts()
+
+    def openai_chat_read(events: list[Any]) -> object:
+        parts = _parts_manager()
+        for chunk in events:
+            if not chunk.choices:
+                continue
+            delta = chunk.choices[0].delta
+            reasoning = getattr(delta, "reasoning_content", None)
+            if reasoning:
+                _drain(parts.handle_thinking_delta(vendor_part_id="reasoning", content=reasoning))
+            if delta.content:
+                _drain(parts.handle_text_delta(vendor_part_id="content", content=delta.content))
+            for call in delta.tool_calls or ():
+                function = call.function
+                _drain(
+                    parts.handle_tool_call_delta(
+                        vendor_part_id=call.index,
+                        tool_name=function.name if function else None,
+                        args=function.arguments if function else None,
+                        tool_call_id=call.id,
+                    )
+                )
+        return parts.get_parts()
+
+    def openai_responses_read(events: list[Any]) -> object:
+        parts = _parts_manager()
+        for event in events:
+            kind = event.type
+            if kind == "response.output_text.delta":
+                _drain(parts.handle_text_delta(vendor_part_id=event.item_id, content=event.delta))
+            elif kind == "response.function_call_arguments.delta":
+                _drain(parts.handle_tool_call_delta(vendor_part_id=event.item_id, args=event.delta))
+            elif kind == "response.reasoning_summary_text.delta":
+                _drain(
+                    parts.handle_thinking_delta(vendor_part_id=event.item_id, content=event.delta)
+                )
+            elif kind == "response.output_item.added" and event.item.type == "function_call":
+                item = event.item
+                _drain(
+                    parts.handle_tool_call_delta(
+                        vendor_part_id=item.id,
+                        tool_name=item.name,
+                        args=item.arguments,
+                        tool_call_id=item.call_id,
+                    )
+                )
+        return parts.get_parts()
+
+    def gemini_read(events: list[Any]) -> object:
+        parts = _parts_manager()
+        for chunk in events:
+            candidate = chunk.candidates[0] if chunk.candidates else None
+            if candidate is None or candidate.content is None:
+                continue
+            for part in candidate.content.parts or ():
+                if part.text is not None:
+                    if part.thought:
+                        _drain(parts.handle_thinking_delta(vendor_part_id=None, content=part.text))
+                    else:
+                        _drain(parts.handle_text_delta(vendor_part_id=None, content=part.text))
+                elif part.function_call is not None:
+                    call = part.function_call
+                    _drain(
+                        parts.handle_tool_call_delta(
+                            vendor_part_id=object(),
+                            tool_name=call.name,
+                            args=call.args,
+                            tool_call_id=call.id,
+                        )
+                    )
+        return parts.get_parts()
+
+    def ollama_read(events: list[Any]) -> object:
+        parts = _parts_manager()
+        for chunk in events:
+            message = chunk.message
+            if message.thinking:
+                _drain(
+                    parts.handle_thinking_delta(vendor_part_id="thinking", content=message.thinking)
+                )
+            if message.content:
+                _drain(parts.handle_text_delta(vendor_part_id="content", content=message.content))
+            for call in message.tool_calls or ():
+                _drain(
+                    parts.handle_tool_call_delta(
+                        vendor_part_id=object(),
+                        tool_name=call.function.name,
+                        args=dict(call.function.arguments),
+                    )
+                )
+        return parts.get_parts()
+
+    readers: dict[str, Reader] = {
+        "anthropic": anthropic_read,
+        "openai_chat": openai_chat_read,
+        "openai_responses": openai_responses_read,
+        "gemini": gemini_read,
+        "ollama": ollama_read,
+    }
+    return readers.get(dialect)
+
+
+def litellm_chunks(events: list[dict[str, Any]]) -> list[Any]:
+    from litellm.types.utils import ModelResponseStream
+
+    return [ModelResponseStream(**json.loads(json.dumps(event))) for event in events]
+
+
+def litellm_reader() -> Reader:
+    import logging
+
+    import litellm
+
+    logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+
+    def read(chunks: list[Any]) -> object:
+        return litellm.stream_chunk_builder(chunks)
+
+    return read
+
+
+SDK_PEERS: dict[str, tuple[str, Callable[[], Reader]]] = {
+    "anthropic": ("anthropic accumulate_event", anthropic_sdk),
+    "openai_chat": ("openai ChatCompletionStreamState", openai_chat_sdk),
+    "openai_responses": ("openai ResponseStreamState", openai_responses_sdk),
+    "gemini": ("google-genai Chat history", gemini_sdk),
+}
+
+
+# --- timing ------------------------------------------------------------------------------
+
+
+class Row:
+    """One reader of one stream: its inputs, and its seconds per event round by round."""
+
+    def __init__(self, name: str, read: Reader, events: list[Any], count: int, peer: bool) -> None:
+        self.name = name
+        self.read = read
+        self.events = events
+        self.count = count
+        self.peer = peer
+        self.times: list[float] = []
+
+    def time(self, loops: int) -> None:
+        best = float("inf")
+        for _ in range(loops):
+            start = time.perf_counter()
+            self.read(self.events)
+            best = min(best, time.perf_counter() - start)
+        self.times.append(best / self.count)
+
+
+def _rows(dialect: str, dicts: list[dict[str, Any]]) -> list[Row]:
+    objects = as_objects(dialect, dicts)
+    ours = convtypes_reader(dialect)
+    count = len(dicts)
+    rows = [
+        Row("convtypes, dicts", ours, dicts, count, False),
+        Row("convtypes, SDK objects", ours, objects, count, False),
+    ]
+    if dialect in SDK_PEERS:
+        name, make = SDK_PEERS[dialect]
+        try:
+            rows.append(Row(name, make(), objects, count, True))
+        except ImportError:
+            pass
+    try:
+        reader = pydantic_ai_reader(dialect)
+    except ImportError:
+        reader = None
+    if reader is not None:
+        rows.append(Row("pydantic-ai parts manager", reader, objects, count, True))
+    if dialect == "openai_chat":
+        try:
+            rows.append(
+                Row(
+                    "LiteLLM stream_chunk_builder",
+                    litellm_reader(),
+                    litellm_chunks(dicts),
+                    count,
+                    True,
+                )
+            )
+        except ImportError:
+            pass
+    return rows
+
+
+def _spread(values: list[float]) -> str:
+    values = sorted(values)
+    return f"{statistics.median(values):.2f}x ({values[0]:.2f}\u2013{values[-1]:.2f})"
+
+
+def _micro(values: list[float]) -> str:
+    values = sorted(values)
+    median = statistics.median(values) * 1e6
+    return f"{median:.2f} ({values[0] * 1e6:.2f}\u2013{values[-1] * 1e6:.2f})"
+
+
+def measure(rows: list[Row], rounds: int, loops: int) -> None:
+    for row in rows:
+        row.read(row.events)  # warm up: imports, caches, lazy schema builds
+    for _ in range(rounds):
+        for row in rows:
+            gc.collect()
+            row.time(loops)
+
+
+def table_lines(dialect: str, workload: str, rows: list[Row]) -> list[str]:
+    dicts = rows[0]
+    peers = [row for row in rows if row.peer]
+    best = min(peers, key=lambda row: statistics.median(row.times)) if peers else None
+    lines = []
+    for row in rows:
+        against_dicts = _spread([a / b for a, b in zip(row.times, dicts.times, strict=True)])
+        against_peer = (
+            _spread([a / b for a, b in zip(row.times, best.times, strict=True)])
+            if best is not None
+            else "no peer"
+        )
+        lines.append(
+            f"| {dialect} | {workload} | {row.name} | {_micro(row.times)} "
+            f"| {against_dicts} | {against_peer} |"
+        )
+    return lines
+
+
+def scaling(dialect: str, rounds: int, scale: float) -> str:
+    """Objects of the long reply at ``scale`` and 4x it, timed in turn: the time ratio."""
+    read = convtypes_reader(dialect)
+    one = as_objects(dialect, long_stream(dialect, scale))
+    four = as_objects(dialect, long_stream(dialect, 4 * scale))
+    read(one)
+    ratios, small, large = [], [], []
+    for _ in range(rounds):
+        gc.collect()
+        start = time.perf_counter()
+        read(one)
+        a = time.perf_counter() - start
+        gc.collect()
+        start = time.perf_counter()
+        read(four)
+        b = time.perf_counter() - start
+        small.append(a)
+        large.append(b)
+        ratios.append(b / a)
+    met = "yes" if statistics.median(ratios) <= 4.4 else "no"
+    return (
+        f"| {dialect} | {len(one):,} | {statistics.median(small) * 1e3:.1f} ms "
+        f"| {len(four):,} | {statistics.median(large) * 1e3:.1f} ms | {_spread(ratios)} | {met} |"
+    )
+
+
+def run(quick: bool, rounds: int | None = None) -> str:
+    rounds = rounds or (2 if quick else 5)
+    scale = 0.1 if quick else 1.0
+    count = f"{round((TEXT_DELTAS + ARGUMENT_DELTAS) * scale):,} deltas"
+    lines = [
+        f"Each figure is the median of {rounds} interleaved rounds, with its range; µs per "
+        "event, and the time as a multiple of convtypes fed dicts and of the fastest peer "
+        "(below 1: faster). Targets: SDK objects at most 1.5x dicts; feed and reply() at "
+        "most 0.5x each SDK's own accumulator.",
+        "",
+        "| dialect | workload | reader | µs per event | vs convtypes dicts | vs best peer |",
+        "| --- | --- | --- | ---: | ---: | ---: |",
+    ]
+    targets = []
+    for dialect in DIALECTS:
+        for workload, dicts, loops in (
+            (count, long_stream(dialect, scale), 1),
+            ("feed.py stream", feed.STREAMS[dialect](), 20 if quick else 50),
+        ):
+            rows = _rows(dialect, dicts)
+            measure(rows, rounds, loops)
+            label = f"{workload} ({len(dicts):,} events)"
+            lines += table_lines(dialect, label, rows)
+            targets.append((dialect, label, rows))
+    lines += [
+        "",
+        "Targets, round by round (medians and ranges):",
+        "",
+        "| dialect | workload | SDK objects vs dicts (<= 1.5x) | feed + reply vs the SDK's "
+        "accumulator (<= 0.5x) | met |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    for dialect, label, rows in targets:
+        dicts, objects = rows[0], rows[1]
+        cost = [a / b for a, b in zip(objects.times, dicts.times, strict=True)]
+        sdk = [row for row in rows if row.peer and row.name == SDK_PEERS.get(dialect, ("",))[0]]
+        ahead = [a / b for a, b in zip(objects.times, sdk[0].times, strict=True)] if sdk else []
+        met = statistics.median(cost) <= 1.5 and (not ahead or statistics.median(ahead) <= 0.5)
+        lines.append(
+            f"| {dialect} | {label} | {_spread(cost)} | "
+            f"{_spread(ahead) if ahead else 'no SDK accumulator'} | {'yes' if met else 'no'} |"
+        )
+    lines += [
+        "",
+        "Scaling: SDK objects of the same reply with 1x and 4x the deltas, fed and "
+        "reply() taken, in turn (target: 4x the deltas cost at most 4.4x the time).",
+        "",
+        "| dialect | events (1x) | time (1x) | events (4x) | time (4x) | 4x / 1x | met |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    lines += [scaling(dialect, rounds, scale) for dialect in DIALECTS]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rounds", type=int)
+    parser.add_argument("--dialect", action="append", help="only these dialects")
+    args = parser.parse_args()
+    if args.dialect:
+        DIALECTS = tuple(args.dialect)
+    sys.stdout.write(run(args.quick, args.rounds) + "\n")
