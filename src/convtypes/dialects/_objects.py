@@ -32,6 +32,8 @@ PLAIN: Final[set[type]] = set()
 A hot path may test a class here itself (``type(obj) in PLAIN``, cheaper
 than a call), and call :func:`fields` for one that is not (yet) in it.
 """
+PLAIN_BY_NAME: Final[set[type]] = set()
+"""The same, for a dump by field name (``by_alias=False``)."""
 _CHECKED: Final[dict[tuple[type, bool], bool]] = {}
 
 # pydantic's own markers for a field a serializer rewrites.
@@ -51,9 +53,15 @@ def fields(obj: object, by_alias: bool = True) -> dict[str, Any] | None:
     plain = _CHECKED.get((cls, by_alias))
     if plain is None:
         plain = _CHECKED[cls, by_alias] = _plain_class(cls, by_alias)
-        if plain and by_alias:
-            PLAIN.add(cls)
+        if plain:
+            (PLAIN if by_alias else PLAIN_BY_NAME).add(cls)
     return obj.__dict__ if plain else None
+
+
+def declared(cls: type) -> dict[str, Any]:
+    """The fields a pydantic model class declares, by name (empty for any other class)."""
+    found = getattr(cls, "__pydantic_fields__", None) or getattr(cls, "model_fields", None)
+    return found if isinstance(found, dict) else {}
 
 
 def _plain_class(cls: type, by_alias: bool) -> bool:
@@ -63,9 +71,9 @@ def _plain_class(cls: type, by_alias: bool) -> bool:
     decorators), so that it holds before the class's serializer is built
     (the SDKs make their objects without it, and build it on the first dump).
     """
-    model_fields = getattr(cls, "__pydantic_fields__", None) or getattr(cls, "model_fields", None)
+    model_fields = declared(cls)
     decorators = getattr(cls, "__pydantic_decorators__", None)
-    if not isinstance(model_fields, dict) or decorators is None:
+    if not model_fields or decorators is None:
         return False
     if getattr(cls, "__pydantic_root_model__", False):
         return False

@@ -1114,7 +1114,7 @@ class Accumulator(StreamReader):
         inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
         if inner is None:
             return None
-        kind = inner.get("type")
+        kind: Any = inner.get("type")
         try:
             spec = _PIECE_FIELDS.get(kind)
         except TypeError:  # a type that is not even hashable: the dump says what is wrong

@@ -73,6 +73,7 @@ from ._errors import (
 from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._media import image_type
+from ._objects import PLAIN, declared, fields
 from ._reply import (
     Delta,
     Reply,
@@ -116,6 +117,12 @@ Reasoning = Literal["reasoning_content", "reasoning"]
 """The assistant-message field a server reads earlier reasoning from."""
 
 _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
+# The chunks that come by the thousand, read from the SDK's object without its
+# dump (see Accumulator._object_chunk): a delta given only these fields.
+_CONTENT_ONLY: Final = frozenset({"content"})
+_CALLS_ONLY: Final = frozenset({"tool_calls"})
+_INDEX_AND_FUNCTION: Final = frozenset({"index", "function"})
+_FUNCTION_OR_NONE: Final = (None, "function")
 # Fields the openai SDK adds to what the API sent (``.parse()`` and the
 # stream helpers); they are not part of the wire and the API refuses them.
 _SDK_ONLY: Final = frozenset({"parsed"})
@@ -716,6 +723,10 @@ class _Call:
                 self.inner[key] = value
         return added
 
+    def grow_arguments(self, piece: str) -> None:
+        """Take a delta whose function object holds only a piece of arguments text."""
+        self.pieces.setdefault("arguments", []).append(piece)
+
     def arguments(self) -> str:
         return "".join(self.pieces.get("arguments", ()))
 
@@ -727,6 +738,25 @@ class _Call:
         if self.call_id is None:
             return {"type": self.kind, self.kind: inner}
         return {"id": self.call_id, "type": self.kind, self.kind: inner}
+
+
+_CHUNKS: Final[set[type]] = set()
+
+
+def _chunk_fields(event: object) -> dict[str, Any] | None:
+    """The fields of an SDK object that is a chunk, if they read as its dump does.
+
+    A class with a ``type`` of its own is one of the helper's events, which
+    ``_take`` tells apart by it; any other whose fields read as its dump
+    does is noted in ``_CHUNKS``, so that the next object of it is not asked
+    again.
+    """
+    found = fields(event)
+    cls = type(event)
+    if found is None or "type" in declared(cls) or getattr(cls, "type", None) is not None:
+        return None
+    _CHUNKS.add(type(event))
+    return found
 
 
 class Accumulator(StreamReader):
@@ -761,9 +791,17 @@ class Accumulator(StreamReader):
         if type(event) is dict and "choices" in event:
             data = event  # a raw chunk as JSON: the common case, checked first
         else:
+            if self._facts and not self._finished and type(event) is not dict:
+                read = self._object_chunk(event)
+                if read is not None:
+                    return read
             kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
             if kind == "chunk":
                 event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
+                if self._facts and not self._finished and type(event) is not dict:
+                    read = self._object_chunk(event)  # the chunk of the helper's event
+                    if read is not None:
+                        return read
             elif kind in _HELPER_EVENTS:
                 return []
             data = plain(event, "a chunk")
@@ -812,6 +850,77 @@ class Accumulator(StreamReader):
                 self._reason = reason
                 self._finished = True
         return deltas
+
+    def _object_chunk(self, event: object) -> list[Delta] | None:
+        """A chunk of text or of a call's arguments, read from the fields of the SDK's object.
+
+        Only the chunks that come by the thousand: one choice, whose delta
+        holds a piece of text or of the arguments of a call already begun,
+        and nothing else (no usage, no finish reason). ``None`` for any other
+        chunk, or where reading the fields might not give what the dump gives
+        (see ``_objects``): it is then read from its dump.
+        """
+        outer = event.__dict__ if type(event) in _CHUNKS else _chunk_fields(event)
+        if outer is None or "choices" not in event.__pydantic_fields_set__:  # type: ignore[attr-defined]
+            return None
+        extra = event.__pydantic_extra__  # type: ignore[attr-defined]
+        if extra and "type" in extra:
+            return None  # a type names a helper's event: read as _take reads those
+        choices = outer.get("choices")
+        if type(choices) is not list or len(choices) != 1 or outer.get("usage") is not None:
+            return None
+        choice = choices[0]
+        first = choice.__dict__ if type(choice) in PLAIN else fields(choice)
+        if first is None or first.get("finish_reason") is not None:
+            return None
+        index = first.get("index")
+        delta = first.get("delta")
+        if type(index) is not int or index != 0 or "delta" not in choice.__pydantic_fields_set__:
+            return None
+        inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+        if inner is None or delta.__pydantic_extra__:  # type: ignore[union-attr]
+            return None
+        given = delta.__pydantic_fields_set__  # type: ignore[union-attr]
+        if given == _CONTENT_ONLY:
+            text = inner.get("content")
+            if type(text) is not str:
+                return None
+            self._content.append(text)
+            return [TextDelta(text)] if text else []
+        if given == _CALLS_ONLY:
+            calls = inner.get("tool_calls")
+            if type(calls) is list and len(calls) == 1:
+                return self._object_arguments(calls[0])
+        return None
+
+    def _object_arguments(self, call: object) -> list[Delta] | None:
+        """A piece of the arguments of a call already begun, read from the SDK's object."""
+        fields_of_call = call.__dict__ if type(call) in PLAIN else fields(call)
+        if fields_of_call is None or call.__pydantic_extra__:  # type: ignore[attr-defined]
+            return None
+        at = fields_of_call.get("index")
+        known = self._calls.get(at) if type(at) is int else None
+        function = fields_of_call.get("function")
+        if (
+            known is None
+            or known.kind != "function"
+            or fields_of_call.get("id") is not None
+            or fields_of_call.get("type") not in _FUNCTION_OR_NONE
+            or not _INDEX_AND_FUNCTION <= call.__pydantic_fields_set__  # type: ignore[attr-defined]
+        ):
+            return None
+        inner = function.__dict__ if type(function) in PLAIN else fields(function)
+        if inner is None or function.__pydantic_extra__:  # type: ignore[union-attr]
+            return None
+        piece = inner.get("arguments")
+        if (
+            type(piece) is not str
+            or inner.get("name") is not None
+            or "arguments" not in function.__pydantic_fields_set__  # type: ignore[union-attr]
+        ):
+            return None
+        known.grow_arguments(piece)
+        return [ToolCallDelta(known.position, piece)] if piece else []
 
     def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
         for key, value in delta.items():
