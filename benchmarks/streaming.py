@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import statistics
@@ -99,7 +100,7 @@ def _argument_pieces(count: int) -> tuple[list[str], str]:
     arguments = json.dumps({"path": "notes/oslo.md", "content": body})
     size = len(arguments) / count
     cuts = [round(n * size) for n in range(count + 1)]
-    return [arguments[a:b] for a, b in zip(cuts, cuts[1:], strict=False)], arguments
+    return [arguments[a:b] for a, b in itertools.pairwise(cuts)], arguments
 
 
 def anthropic_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:

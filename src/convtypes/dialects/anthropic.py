@@ -1111,6 +1111,10 @@ class Accumulator(StreamReader):
         delta = outer.get("delta")
         if outer.get("type") != "content_block_delta" or type(at) is not int:
             return None
+        # An extra field of the same name is what the dump holds under it.
+        extra = event.__pydantic_extra__  # type: ignore[attr-defined]
+        if extra and not _DELTA_EVENT.isdisjoint(extra):
+            return None
         inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
         if inner is None:
             return None
@@ -1120,6 +1124,9 @@ class Accumulator(StreamReader):
         except TypeError:  # a type that is not even hashable: the dump says what is wrong
             return None
         if spec is None or not spec[1] <= delta.__pydantic_fields_set__:  # type: ignore[union-attr]
+            return None
+        extra = delta.__pydantic_extra__  # type: ignore[union-attr]
+        if extra and not spec[1].isdisjoint(extra):
             return None
         piece = inner.get(spec[0])
         block = self._blocks.get(at)

@@ -670,7 +670,7 @@ class _UsageOf:
 def _text_part(part: object) -> dict[str, Any] | None:
     """A part of text (or thought) as ``_checked`` reads its dump; ``None`` for any other."""
     found = part.__dict__ if type(part) in PLAIN_BY_NAME else fields(part, by_alias=False)
-    if found is None or type(found.get("text")) is not str:
+    if found is None or part.__pydantic_extra__ or type(found.get("text")) is not str:  # type: ignore[attr-defined]
         return None
     # The dump leaves out what is None: a part of text alone has one other
     # field, the thought flag, or none.
@@ -706,7 +706,7 @@ def _object_chunk(value: object) -> _Chunk | None:
             return None
         for item in candidates:
             found = item.__dict__ if type(item) in PLAIN_BY_NAME else fields(item, by_alias=False)
-            if found is None:
+            if found is None or item.__pydantic_extra__:
                 return None
             index = found.get("index")
             if index is None or (index == 0 and type(index) is int):
@@ -721,7 +721,7 @@ def _object_chunk(value: object) -> _Chunk | None:
         content = candidate.get("content")
         if content is not None:
             inner = content.__dict__ if type(content) in PLAIN_BY_NAME else fields(content, False)
-            if inner is None:
+            if inner is None or content.__pydantic_extra__:
                 return None
             given = inner.get("parts")
             if given is not None:

@@ -122,6 +122,8 @@ _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
 _CONTENT_ONLY: Final = frozenset({"content"})
 _CALLS_ONLY: Final = frozenset({"tool_calls"})
 _INDEX_AND_FUNCTION: Final = frozenset({"index", "function"})
+_CHUNK_KEYS: Final = frozenset({"choices", "usage", "type"})
+_CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason"})
 _FUNCTION_OR_NONE: Final = (None, "function")
 # Fields the openai SDK adds to what the API sent (``.parse()`` and the
 # stream helpers); they are not part of the wire and the API refuses them.
@@ -864,14 +866,19 @@ class Accumulator(StreamReader):
         if outer is None or "choices" not in event.__pydantic_fields_set__:  # type: ignore[attr-defined]
             return None
         extra = event.__pydantic_extra__  # type: ignore[attr-defined]
-        if extra and "type" in extra:
-            return None  # a type names a helper's event: read as _take reads those
+        if extra and not _CHUNK_KEYS.isdisjoint(extra):
+            # An extra field of the same name is what the dump holds under
+            # it; a type names a helper's event, read as _take reads those.
+            return None
         choices = outer.get("choices")
         if type(choices) is not list or len(choices) != 1 or outer.get("usage") is not None:
             return None
         choice = choices[0]
         first = choice.__dict__ if type(choice) in PLAIN else fields(choice)
         if first is None or first.get("finish_reason") is not None:
+            return None
+        extra = choice.__pydantic_extra__
+        if extra and not _CHOICE_KEYS.isdisjoint(extra):
             return None
         index = first.get("index")
         delta = first.get("delta")
