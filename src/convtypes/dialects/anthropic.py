@@ -853,22 +853,20 @@ class Accumulator(StreamReader):
         return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        if type(event) is dict:
-            data: dict[str, Any] = event
+        made = type(event)
+        if made is dict:
+            data: dict[str, Any] = event  # type: ignore[assignment]
             kind = data.get("type")
         else:
             # An SDK object: a piece of text, thinking or input JSON is read
             # from its fields where that gives what its dump gives (see
-            # _objects); any other event, from the dump.
-            outer = event.__dict__ if type(event) in PLAIN else fields(event)
-            if (
-                outer is not None
-                and _DELTA_EVENT <= event.__pydantic_fields_set__  # type: ignore[attr-defined]
-                and not self._finished
-            ):
-                read = self._object_delta(number, event, outer)
-                if read is not None:
-                    return read
+            # _objects); any other event, from the dump, which also says
+            # what is wrong with it.
+            outer = event.__dict__ if made in PLAIN else fields(event)
+            if outer is not None and outer.get("type") == "content_block_delta":
+                grown = self._object_delta(number, event, outer)
+                if grown is not None:
+                    return grown
             kind = getattr(event, "type", None)
             if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
                 data = {"type": kind, "index": getattr(event, "index", None)}
@@ -1102,35 +1100,37 @@ class Accumulator(StreamReader):
     ) -> list[Delta] | None:
         """A ``content_block_delta`` read from the fields of the SDK's object.
 
-        ``outer`` is the event's fields, which it was given (``_take``
-        checked). ``None`` when the event is anything else, or reading its
-        fields might not give what its dump gives: it is then read from the
-        dump, which also says what is wrong with it.
+        ``outer`` is the event's fields. A piece of text, thinking or input
+        JSON is taken as ``_delta`` takes it from the event's dump; ``None``
+        for any other delta, or where the fields might not read as the dump
+        does: the event is then read from its dump, which also says what is
+        wrong with it.
         """
-        at = outer.get("index")
-        delta = outer.get("delta")
-        if outer.get("type") != "content_block_delta" or type(at) is not int:
-            return None
-        # An extra field of the same name is what the dump holds under it.
-        extra = event.__pydantic_extra__  # type: ignore[attr-defined]
-        if extra and not _DELTA_EVENT.isdisjoint(extra):
-            return None
-        inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
-        if inner is None:
-            return None
-        kind: Any = inner.get("type")
         try:
-            spec = _PIECE_FIELDS.get(kind)
-        except TypeError:  # a type that is not even hashable: the dump says what is wrong
+            at = outer["index"]
+            delta = outer["delta"]
+            inner: Any = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+            kind = inner["type"]
+            key, named = _PIECE_FIELDS[kind]
+            piece = inner[key]
+            block = self._blocks[at] if type(at) is int else None
+        except (KeyError, TypeError):  # not there, or not what a dump can hold
             return None
-        if spec is None or not spec[1] <= delta.__pydantic_fields_set__:  # type: ignore[union-attr]
+        if (
+            type(piece) is not str
+            or block is None
+            or block.stopped
+            or self._finished
+            or not _DELTA_EVENT <= event.__pydantic_fields_set__  # type: ignore[attr-defined]
+            or not named <= delta.__pydantic_fields_set__
+        ):
             return None
-        extra = delta.__pydantic_extra__  # type: ignore[union-attr]
-        if extra and not spec[1].isdisjoint(extra):
-            return None
-        piece = inner.get(spec[0])
-        block = self._blocks.get(at)
-        if type(piece) is not str or block is None or block.stopped:
+        # An extra field of a name read is what the dump holds there.
+        outside = event.__pydantic_extra__  # type: ignore[attr-defined]
+        inside = delta.__pydantic_extra__
+        if (outside and not _DELTA_EVENT.isdisjoint(outside)) or (
+            inside and not named.isdisjoint(inside)
+        ):
             return None
         return self._grow(number, event, at, block, kind, piece)
 

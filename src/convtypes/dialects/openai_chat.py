@@ -862,32 +862,37 @@ class Accumulator(StreamReader):
         chunk, or where reading the fields might not give what the dump gives
         (see ``_objects``): it is then read from its dump.
         """
-        outer = event.__dict__ if type(event) in _CHUNKS else _chunk_fields(event)
-        if outer is None or "choices" not in event.__pydantic_fields_set__:  # type: ignore[attr-defined]
+        outer: Any = event.__dict__ if type(event) in _CHUNKS else _chunk_fields(event)
+        try:
+            choices = outer["choices"]
+            usage = outer["usage"]
+            (choice,) = choices
+            first: Any = choice.__dict__ if type(choice) in PLAIN else fields(choice)
+            index, delta, reason = first["index"], first["delta"], first["finish_reason"]
+            inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+        except (KeyError, TypeError, ValueError):  # not there, or not what it should be
             return None
+        if (
+            type(choices) is not list
+            or usage is not None
+            or reason is not None
+            or type(index) is not int
+            or index != 0
+            or inner is None
+            or "choices" not in event.__pydantic_fields_set__  # type: ignore[attr-defined]
+            or "delta" not in choice.__pydantic_fields_set__
+            or delta.__pydantic_extra__
+        ):
+            return None
+        # An extra field of a name read is what the dump holds there; a type
+        # names a helper's event, read as _take reads those.
         extra = event.__pydantic_extra__  # type: ignore[attr-defined]
         if extra and not _CHUNK_KEYS.isdisjoint(extra):
-            # An extra field of the same name is what the dump holds under
-            # it; a type names a helper's event, read as _take reads those.
-            return None
-        choices = outer.get("choices")
-        if type(choices) is not list or len(choices) != 1 or outer.get("usage") is not None:
-            return None
-        choice = choices[0]
-        first = choice.__dict__ if type(choice) in PLAIN else fields(choice)
-        if first is None or first.get("finish_reason") is not None:
             return None
         extra = choice.__pydantic_extra__
         if extra and not _CHOICE_KEYS.isdisjoint(extra):
             return None
-        index = first.get("index")
-        delta = first.get("delta")
-        if type(index) is not int or index != 0 or "delta" not in choice.__pydantic_fields_set__:
-            return None
-        inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
-        if inner is None or delta.__pydantic_extra__:  # type: ignore[union-attr]
-            return None
-        given = delta.__pydantic_fields_set__  # type: ignore[union-attr]
+        given = delta.__pydantic_fields_set__
         if given == _CONTENT_ONLY:
             text = inner.get("content")
             if type(text) is not str:
@@ -902,28 +907,30 @@ class Accumulator(StreamReader):
 
     def _object_arguments(self, call: object) -> list[Delta] | None:
         """A piece of the arguments of a call already begun, read from the SDK's object."""
-        fields_of_call = call.__dict__ if type(call) in PLAIN else fields(call)
-        if fields_of_call is None or call.__pydantic_extra__:  # type: ignore[attr-defined]
+        try:
+            found: Any = call.__dict__ if type(call) in PLAIN else fields(call)
+            at, function, call_id, kind = (
+                found["index"],
+                found["function"],
+                found["id"],
+                found["type"],
+            )
+            inner: Any = function.__dict__ if type(function) in PLAIN else fields(function)
+            piece, name = inner["arguments"], inner["name"]
+            known = self._calls[at] if type(at) is int else None
+        except (KeyError, TypeError):  # not there, or not what it should be
             return None
-        at = fields_of_call.get("index")
-        known = self._calls.get(at) if type(at) is int else None
-        function = fields_of_call.get("function")
         if (
             known is None
             or known.kind != "function"
-            or fields_of_call.get("id") is not None
-            or fields_of_call.get("type") not in _FUNCTION_OR_NONE
+            or type(piece) is not str
+            or name is not None
+            or call_id is not None
+            or kind not in _FUNCTION_OR_NONE
+            or call.__pydantic_extra__  # type: ignore[attr-defined]
+            or function.__pydantic_extra__
             or not _INDEX_AND_FUNCTION <= call.__pydantic_fields_set__  # type: ignore[attr-defined]
-        ):
-            return None
-        inner = function.__dict__ if type(function) in PLAIN else fields(function)
-        if inner is None or function.__pydantic_extra__:  # type: ignore[union-attr]
-            return None
-        piece = inner.get("arguments")
-        if (
-            type(piece) is not str
-            or inner.get("name") is not None
-            or "arguments" not in function.__pydantic_fields_set__  # type: ignore[union-attr]
+            or "arguments" not in function.__pydantic_fields_set__
         ):
             return None
         known.grow_arguments(piece)
