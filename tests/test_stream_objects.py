@@ -232,6 +232,12 @@ def _words(text: str) -> list[str]:
     return [piece for piece in pieces if piece] or [text]
 
 
+def _second_choice(text: str) -> dict[str, Any]:
+    """A chunk of a second choice's text (a request with ``n`` of 2)."""
+    second = {"index": 1, "delta": {"content": text}, "finish_reason": None, "logprobs": None}
+    return {**chat_chunk({}), "choices": [second]}
+
+
 THINKING = {"type": "thinking", "thinking": "The user wants the tide times.", "signature": "c2ln"}
 
 
@@ -270,6 +276,7 @@ def _chat_streams() -> list[list[dict[str, Any]]]:
     refused = [
         chat_chunk({"role": "assistant", "content": "", "refusal": None}),
         chat_chunk({"content": "Fine, "}),
+        _second_choice("Sure."),
         chat_chunk({"refusal": "but no."}),
         chat_chunk({}, "stop"),
     ]
@@ -335,6 +342,7 @@ _SEGMENTS = st.lists(
     st.one_of(
         st.tuples(st.just("text"), _TEXT),
         st.tuples(st.just("thinking"), _TEXT),
+        st.tuples(st.just("refusal"), _TEXT),  # text, where an API has no refusal of its own
         st.tuples(st.just("call"), _ARGUMENTS),
     ),
     max_size=5,
@@ -352,13 +360,16 @@ def _cutter(data: st.DataObject) -> Callable[[str], list[str]]:
     return cut
 
 
+_CHAT_KEYS = {"text": "content", "thinking": "reasoning_content", "refusal": "refusal"}
+
+
 def stream_for(dialect: str, segments: list[tuple[str, Any]], data: st.DataObject) -> list[Any]:
     """The stream of a reply of ``segments`` in ``dialect``, its pieces cut anyhow."""
     cut = _cutter(data)
     if dialect == "anthropic":
         content: list[dict[str, Any]] = []
         for number, (kind, value) in enumerate(segments):
-            if kind == "text":
+            if kind in ("text", "refusal"):
                 content.append({"type": "text", "text": value})
             elif kind == "thinking":
                 content.append({"type": "thinking", "thinking": value, "signature": "c2ln"})
@@ -381,7 +392,7 @@ def stream_for(dialect: str, segments: list[tuple[str, Any]], data: st.DataObjec
                 ]
                 started += 1
             elif not started:  # text after calls is not what Chat Completions sends
-                key = "content" if kind == "text" else "reasoning_content"
+                key = _CHAT_KEYS[kind]
                 events += [chat_chunk({key: piece}) for piece in cut(value)]
         events.append(chat_chunk({}, "tool_calls" if started else "stop"))
         return [*events, usage_chunk(CHAT_USAGE)]
@@ -404,7 +415,7 @@ def stream_for(dialect: str, segments: list[tuple[str, Any]], data: st.DataObjec
                 flag = {"thought": True} if kind == "thinking" else {}
                 events += [gemini_chunk([{"text": p, **flag}], usage=usage) for p in cut(value)]
         return [*events, gemini_chunk([{"text": ""}], "STOP", usage=usage)]
-    texts = [value for kind, value in segments if kind == "text"]
+    texts = [value for kind, value in segments if kind in ("text", "refusal")]
     thoughts = [value for kind, value in segments if kind == "thinking"]
     calls = [("f", value) for kind, value in segments if kind == "call"]
     reply = ollama_message("".join(texts), "".join(thoughts), calls, ids=False)
@@ -436,7 +447,7 @@ _JUNK: list[object] = [
     {},
     {"type": "text_delta", "text": "y"},
 ]
-_FEW_JUNK: list[object] = [None, 0, "x", {}]
+_FEW_JUNK: list[object] = [None, 0, 1, "x", {}]
 _EXTRA_KEYS = ["note", "reasoning_content", "index", "content", "type"]
 
 
@@ -511,10 +522,14 @@ def _short_stream(dialect: str) -> list[dict[str, Any]]:
     segments: list[tuple[str, Any]] = [
         ("thinking", "Think."),
         ("text", "Say it."),
+        ("refusal", "No."),
         ("call", {"city": "Oslo"}),
     ]
     data = SimpleNamespace(draw=lambda strategy: [3])  # every piece cut once, at 3
-    return stream_for(dialect, segments, data)  # type: ignore[arg-type]
+    events: list[Any] = stream_for(dialect, segments, data)  # type: ignore[arg-type]
+    if dialect == "openai_chat":  # and a piece of a second choice's
+        events.insert(2, _second_choice("Or not."))
+    return events
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what was spoiled

@@ -120,6 +120,7 @@ _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
 # The chunks that come by the thousand, read from the SDK's object without its
 # dump (see Accumulator._object_chunk): a delta given only these fields.
 _CONTENT_ONLY: Final = frozenset({"content"})
+_REFUSAL_ONLY: Final = frozenset({"refusal"})
 _CALLS_ONLY: Final = frozenset({"tool_calls"})
 _INDEX_AND_FUNCTION: Final = frozenset({"index", "function"})
 _CHUNK_KEYS: Final = frozenset({"choices", "usage", "type"})
@@ -857,8 +858,9 @@ class Accumulator(StreamReader):
         """A chunk of text or of a call's arguments, read from the fields of the SDK's object.
 
         Only the chunks that come by the thousand: one choice, whose delta
-        holds a piece of text or of the arguments of a call already begun,
-        and nothing else (no usage, no finish reason). ``None`` for any other
+        holds a piece of text (or refusal) or of the arguments of a call
+        already begun, and nothing else (no usage, no finish reason), or is
+        another choice's than the first. ``None`` for any other
         chunk, or where reading the fields might not give what the dump gives
         (see ``_objects``): it is then read from its dump.
         """
@@ -866,23 +868,15 @@ class Accumulator(StreamReader):
         try:
             choices = outer["choices"]
             usage = outer["usage"]
-            (choice,) = choices
+            if type(choices) is not list or len(choices) != 1:
+                return None
+            choice = choices[0]
             first: Any = choice.__dict__ if type(choice) in PLAIN else fields(choice)
             index, delta, reason = first["index"], first["delta"], first["finish_reason"]
             inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
-        except (KeyError, TypeError, ValueError):  # not there, or not what it should be
+        except (KeyError, TypeError):  # not there, or not what it should be
             return None
-        if (
-            type(choices) is not list
-            or usage is not None
-            or reason is not None
-            or type(index) is not int
-            or index != 0
-            or inner is None
-            or "choices" not in event.__pydantic_fields_set__  # type: ignore[attr-defined]
-            or "delta" not in choice.__pydantic_fields_set__
-            or delta.__pydantic_extra__
-        ):
+        if usage is not None or "choices" not in event.__pydantic_fields_set__:  # type: ignore[attr-defined]
             return None
         # An extra field of a name read is what the dump holds there; a type
         # names a helper's event, read as _take reads those.
@@ -890,14 +884,25 @@ class Accumulator(StreamReader):
         if extra and not _CHUNK_KEYS.isdisjoint(extra):
             return None
         extra = choice.__pydantic_extra__
-        if extra and not _CHOICE_KEYS.isdisjoint(extra):
+        if (extra and not _CHOICE_KEYS.isdisjoint(extra)) or type(index) is not int:
+            return None
+        if index != 0:
+            # Another choice's piece: from_response reads the first only.
+            return [] if "index" in choice.__pydantic_fields_set__ else None
+        if (
+            reason is not None
+            or inner is None
+            or "delta" not in choice.__pydantic_fields_set__
+            or delta.__pydantic_extra__
+        ):
             return None
         given = delta.__pydantic_fields_set__
-        if given == _CONTENT_ONLY:
-            text = inner.get("content")
+        if given == _CONTENT_ONLY or given == _REFUSAL_ONLY:
+            key = "content" if given == _CONTENT_ONLY else "refusal"
+            text = inner.get(key)
             if type(text) is not str:
                 return None
-            self._content.append(text)
+            (self._content if key == "content" else self._refusal).append(text)
             return [TextDelta(text)] if text else []
         if given == _CALLS_ONLY:
             calls = inner.get("tool_calls")
