@@ -9,17 +9,22 @@ is the same as the dump's, and from the dump otherwise. The same means:
 - the object is a pydantic (v2) model, and its class writes each field under
   its own name (no alias where the dump is by alias) and as it is (no
   serializer, no excluded or computed field): see :func:`fields`;
-- a field is read only if the object was given it, as the dump leaves out
-  fields that were never set (``"name" in obj.__pydantic_fields_set__``);
+- a field is read only where the dump writes it: if the object was given it
+  (``"name" in obj.__pydantic_fields_set__``, for a dump of what was set),
+  or if it is not ``None`` (for google-genai's dump, which leaves out
+  ``None``);
+- an extra field named as a field read is what the dump writes there: such
+  an object goes to the dump, and so does one with any extra field where
+  the dialect reads every key of that part of the dump;
 - only plain values are taken as they are (``str``, ``int``, ``bool``,
-  ``None``, checked with ``type(...) is``, which a dump in JSON mode keeps
-  unchanged); a model inside is read the same way, level by level;
-- where the dialect reads every key of a part of the dump, the object must
-  have no ``extra`` field there either (the dump adds those).
+  ``None``, checked with ``type(...) is``, which a dump keeps unchanged); a
+  model inside is read the same way, level by level.
 
 Anything else (a field holding a dict where a model was expected, which the
 SDKs' unvalidated constructors allow; a class with an alias; a rare event)
 goes to the dump, so that a shortcut can only ever give what the dump gives.
+The tests (``tests/test_stream_objects.py``) spoil objects every such way
+and compare what each reads with what its dump reads.
 """
 
 from __future__ import annotations
