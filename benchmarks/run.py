@@ -11,10 +11,12 @@ summarised as the median with the range across rounds. Then the tables of
 the other benchmarks, each run side by side in one process: building values
 in Python (build.py), reading and appending oplog files (jsonl.py), fencing
 pages (fence.py), building provider requests (dialects.py), feeding
-provider streams (feed.py), trimming a transcript and closing its calls
-(between.py), and rendering chat templates (templates.py).
-Needs the ``bench`` extra (pydantic, orjson), and the ``test`` extra for the
-chat-template table (transformers); a table whose peer is missing says so.
+provider streams (feed.py), feeding them as the SDKs' objects beside the
+SDKs' own accumulators (streaming.py), trimming a transcript and closing its
+calls (between.py), and rendering chat templates (templates.py). Needs the
+``bench`` group (pydantic, orjson, the provider SDKs, pydantic-ai, LiteLLM),
+and the ``test`` group for the chat-template table (transformers); a table
+whose peer is missing says so.
 """
 
 from __future__ import annotations
@@ -258,6 +260,7 @@ SECTIONS = (
     ("dialects", "Provider requests: to_request"),
     ("replies", "Provider requests made of replies: the cost of the copy"),
     ("feed", "Provider streams: Accumulator.feed"),
+    ("streaming", "Provider streams: the SDKs' objects, beside the SDKs' own accumulators"),
     ("between", "Between turns: trim and closing calls"),
     ("templates", "Local models: chat templates"),
 )

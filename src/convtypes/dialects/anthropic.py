@@ -147,6 +147,7 @@ from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, LeftOutKind, in_item
 from ._media import image_type, parse_data_url
+from ._objects import PLAIN, fields
 from ._partial_json import read_partial_object
 from ._reply import (
     Delta,
@@ -1164,6 +1165,16 @@ _DELTAS: Final = frozenset(
     }
 )
 _NOT_TOOLS: Final = frozenset({"text", "thinking", "redacted_thinking"})
+# The deltas that come by the thousand, and the key of their piece of text:
+# read from the SDK's object without its dump where that gives the same (see
+# _objects).
+_PIECES: Final = {
+    "text_delta": "text",
+    "input_json_delta": "partial_json",
+    "thinking_delta": "thinking",
+}
+_DELTA_EVENT: Final = frozenset({"type", "index", "delta"})
+_PIECE_FIELDS: Final = {kind: (key, frozenset({"type", key})) for kind, key in _PIECES.items()}
 
 
 class _Block:
@@ -1280,10 +1291,20 @@ class Accumulator(StreamReader):
         return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        if type(event) is dict:
-            data: dict[str, Any] = event
+        made = type(event)
+        if made is dict:
+            data: dict[str, Any] = event  # type: ignore[assignment]
             kind = data.get("type")
         else:
+            # An SDK object: a piece of text, thinking or input JSON is read
+            # from its fields where that gives what its dump gives (see
+            # _objects); any other event, from the dump, which also says
+            # what is wrong with it.
+            outer = event.__dict__ if made in PLAIN else fields(event)
+            if outer is not None and outer.get("type") == "content_block_delta":
+                grown = self._object_delta(number, event, outer)
+                if grown is not None:
+                    return grown
             kind = getattr(event, "type", None)
             if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
                 data = {"type": kind, "index": getattr(event, "index", None)}
@@ -1459,7 +1480,7 @@ class Accumulator(StreamReader):
             self._gap = False
             piece = _GAP + piece
         self._said = True
-        return TextDelta(text=piece)
+        return TextDelta(piece)
 
     def _delta(self, number: int, event: object, data: dict[str, Any]) -> list[Delta]:
         kind = "content_block_delta"
@@ -1479,22 +1500,11 @@ class Accumulator(StreamReader):
         delta_type = delta.get("type")
         if delta_type not in _DELTAS:
             return []  # a delta type newer than this version: skipped, as the SDK does
-        if delta_type == "text_delta" and block.kind == "text":
-            piece = self._piece(number, event, at, block, delta, "text")
-            block.pieces.append(piece)
-            return [self._text(piece)] if piece else []
-        if delta_type == "input_json_delta" and block.tool_like:
-            json_piece = delta.get("partial_json")
-            if not isinstance(json_piece, str):
-                raise self._fail(number, event, kind, "the delta has no 'partial_json' text")
-            block.pieces.append(json_piece)
-            if json_piece and block.call >= 0:
-                return [ToolCallDelta(index=block.call, arguments=json_piece)]
-            return []
-        if delta_type == "thinking_delta" and block.kind == "thinking":
-            piece = self._piece(number, event, at, block, delta, "thinking")
-            block.pieces.append(piece)
-            return [ThinkingDelta(text=piece)] if piece else []
+        key = _PIECES.get(delta_type)
+        if key is not None:
+            grown = self._grow(number, event, at, block, delta_type, delta.get(key))
+            if grown is not None:
+                return grown
         if delta_type == "signature_delta" and block.kind == "thinking":
             signature = delta.get("signature")
             if not isinstance(signature, str):
@@ -1523,21 +1533,88 @@ class Accumulator(StreamReader):
             f"a {short(delta_type, 40)} delta cannot apply to a {short(block.kind, 40)} block",
         )
 
-    def _piece(
-        self,
-        number: int,
-        event: object,
-        at: int,
-        block: _Block,
-        delta: dict[str, Any],
-        key: str,
-    ) -> str:
-        piece = delta.get(key)
+    def _object_delta(
+        self, number: int, event: object, outer: dict[str, Any]
+    ) -> list[Delta] | None:
+        """A ``content_block_delta`` read from the fields of the SDK's object.
+
+        ``outer`` is the event's fields. A piece of text, thinking or input
+        JSON is taken as ``_delta`` takes it from the event's dump; ``None``
+        for any other delta, or where the fields might not read as the dump
+        does: the event is then read from its dump, which also says what is
+        wrong with it.
+        """
+        try:
+            at = outer["index"]
+            delta = outer["delta"]
+            inner: Any = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+            kind = inner["type"]
+            key, named = _PIECE_FIELDS[kind]
+            piece = inner[key]
+            block = self._blocks[at] if type(at) is int else None
+        except (KeyError, TypeError):  # not there, or not what a dump can hold
+            return None
+        if (
+            type(piece) is not str
+            or block is None
+            or block.stopped
+            or self._finished
+            or not _DELTA_EVENT <= event.__pydantic_fields_set__  # type: ignore[attr-defined]
+            or not named <= delta.__pydantic_fields_set__
+        ):
+            return None
+        # An extra field of a name read is what the dump holds there.
+        outside = event.__pydantic_extra__  # type: ignore[attr-defined]
+        inside = delta.__pydantic_extra__
+        if (outside and not _DELTA_EVENT.isdisjoint(outside)) or (
+            inside and not named.isdisjoint(inside)
+        ):
+            return None
+        return self._grow(number, event, at, block, kind, piece)
+
+    def _grow(
+        self, number: int, event: object, at: int, block: _Block, delta_type: str, piece: object
+    ) -> list[Delta] | None:
+        """Add a piece of text, thinking or input JSON to its block; its deltas.
+
+        ``None`` when the delta's type does not fit the block.
+        """
+        if delta_type == "text_delta":
+            if block.kind != "text":
+                return None
+            if not isinstance(piece, str):
+                raise self._fail(
+                    number, event, "content_block_delta", "the delta has no 'text' text"
+                )
+            if not block.pieces:
+                self._check_text(number, event, at, block, "text")
+            block.pieces.append(piece)
+            if not piece:
+                return []
+            if self._gap:  # as _text does: the blank line after other blocks
+                self._gap = False
+                piece = _GAP + piece
+            self._said = True
+            return [TextDelta(piece)]
+        if delta_type == "input_json_delta":
+            if not block.tool_like:
+                return None
+            if not isinstance(piece, str):
+                raise self._fail(
+                    number, event, "content_block_delta", "the delta has no 'partial_json' text"
+                )
+            block.pieces.append(piece)
+            return [ToolCallDelta(block.call, piece)] if piece and block.call >= 0 else []
+        if block.kind != "thinking":
+            return None
         if not isinstance(piece, str):
-            raise self._fail(number, event, "content_block_delta", f"the delta has no {key!r} text")
+            raise self._fail(
+                number, event, "content_block_delta", "the delta has no 'thinking' text"
+            )
         if not block.pieces:
-            self._check_text(number, event, at, block, key)
-        return piece
+            self._check_text(number, event, at, block, "thinking")
+        block.pieces.append(piece)
+        return [ThinkingDelta(piece)] if piece else []
 
     def _check_text(self, number: int, event: object, at: int, block: _Block, key: str) -> None:
         """The block's own ``key``, which deltas add to, must be text if present."""

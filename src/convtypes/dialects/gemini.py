@@ -150,6 +150,7 @@ from ._ids import CallIds, any_id
 from ._json import arguments_json, built, jsonable, tool_call
 from ._left_out import LeftOut, media_kind
 from ._media import image_type, media_type, parse_data_url
+from ._objects import PLAIN_BY_NAME, fields
 from ._reply import (
     Delta,
     Reply,
@@ -853,7 +854,8 @@ def _text(value: object) -> object:
 class _Chunk:
     """What a response, or one chunk of a stream, says: read from any of its forms.
 
-    ``candidate`` is the first candidate (``index`` 0) as sent, or ``None``;
+    ``candidate`` is the first candidate (``index`` 0) as sent, or ``None``
+    (read from an SDK object's fields by ``_object_chunk``: those fields);
     ``parts`` its parts in snake_case, ``None`` when it has no content.
     """
 
@@ -905,6 +907,103 @@ class _Chunk:
             _either(feedback, "block_reason", "blockReason") if isinstance(feedback, dict) else None
         )
         self.block = block if isinstance(block, str) else None
+
+
+class _UsageOf:
+    """A streamed chunk's usage metadata, read from the SDK's object when the stream ends.
+
+    Only the last chunk's usage counts, and google-genai's stream brings one
+    in every chunk: it is dumped (as ``_Chunk`` dumps it) once, not each time.
+    """
+
+    __slots__ = ("response",)
+
+    def __init__(self, response: Any) -> None:
+        self.response = response
+
+    def dumped(self) -> object:
+        data = self.response.model_dump(exclude_none=True, include={"usage_metadata"})
+        return data.get("usage_metadata") if isinstance(data, dict) else None
+
+
+def _text_part(part: object) -> dict[str, Any] | None:
+    """A part of text (or thought) as ``_checked`` reads its dump; ``None`` for any other."""
+    found = part.__dict__ if type(part) in PLAIN_BY_NAME else fields(part, by_alias=False)
+    if found is None or part.__pydantic_extra__ or type(found.get("text")) is not str:  # type: ignore[attr-defined]
+        return None
+    # The dump leaves out what is None: a part of text alone has one other
+    # field, the thought flag, or none.
+    unset = tuple(found.values()).count(None)
+    if unset == len(found) - 1:
+        return {"text": found["text"]}
+    if unset == len(found) - 2 and type(found.get("thought")) is bool:
+        return {key: item for key, item in found.items() if item is not None}
+    return None
+
+
+def _object_chunk(value: object) -> _Chunk | None:
+    """A streamed chunk of text read from the fields of google-genai's object.
+
+    What ``_Chunk`` reads from its dump (``model_dump(exclude_none=True)``,
+    where a field is absent exactly when it is ``None``), for the chunks that
+    come by the thousand: a first candidate with no finish reason, whose
+    parts are all text or thought, and no prompt feedback. Its usage is kept
+    as :class:`_UsageOf`. ``None`` for any other chunk, or where the fields
+    might not read as the dump does (see ``_objects``): ``_Chunk`` reads it.
+    """
+    outer = value.__dict__ if type(value) in PLAIN_BY_NAME else fields(value, by_alias=False)
+    if (
+        outer is None
+        or value.__pydantic_extra__  # type: ignore[attr-defined]
+        or outer.get("prompt_feedback") is not None
+    ):
+        return None
+    candidates = outer.get("candidates")
+    candidate = None
+    if candidates is not None:
+        if type(candidates) is not list:
+            return None
+        for item in candidates:
+            found = item.__dict__ if type(item) in PLAIN_BY_NAME else fields(item, by_alias=False)
+            if found is None or item.__pydantic_extra__:
+                return None
+            index = found.get("index")
+            if index is None or (index == 0 and type(index) is int):
+                candidate = found
+                break
+            if type(index) is not int:
+                return None
+    parts: list[dict[str, Any]] | None = None
+    if candidate is not None:
+        if candidate.get("finish_reason") is not None:
+            return None
+        content = candidate.get("content")
+        if content is not None:
+            inner = content.__dict__ if type(content) in PLAIN_BY_NAME else fields(content, False)
+            if inner is None or content.__pydantic_extra__:
+                return None
+            given = inner.get("parts")
+            if given is not None:
+                if type(given) is not list:
+                    return None
+                parts = []
+                for part in given:
+                    kept = _text_part(part)
+                    if kept is None:
+                        return None
+                    parts.append(kept)
+    model = outer.get("model_version")
+    reply_id = outer.get("response_id")
+    chunk = _Chunk.__new__(_Chunk)
+    chunk.candidate = candidate
+    chunk.parts = parts
+    chunk.reason = None
+    chunk.usage = _UsageOf(value) if outer.get("usage_metadata") is not None else None
+    chunk.model = model if isinstance(model, str) else None
+    chunk.id = reply_id if isinstance(reply_id, str) else None
+    chunk.feedback = False
+    chunk.block = None
+    return chunk
 
 
 def _either(data: dict[str, Any], snake: str, camel: str) -> Any:
@@ -1153,10 +1252,12 @@ class Accumulator(StreamReader):
 
     def _take(self, number: int, event: object) -> list[Delta]:
         what = f"chunk {number}"
-        try:
-            chunk = _Chunk(event, what)
-        except ResponseError as err:
-            raise StreamError(str(err), number, event) from None
+        chunk = None if type(event) is dict or self._finished else _object_chunk(event)
+        if chunk is None:
+            try:
+                chunk = _Chunk(event, what)
+            except ResponseError as err:
+                raise StreamError(str(err), number, event) from None
         if chunk.usage is not None:
             self._usage = (number, chunk.usage)
         if self._model is None:
@@ -1168,6 +1269,7 @@ class Accumulator(StreamReader):
                 self._block = chunk.block
                 self._blocked = True
                 self._finished = True
+                self._settle_usage()
             return []  # usage only, or another candidate's content
         if self._finished and (chunk.parts or (chunk.reason not in (None, self._reason))):
             raise StreamError(f"{what}: more content after the finish reason", number, event)
@@ -1184,7 +1286,13 @@ class Accumulator(StreamReader):
         if chunk.reason is not None:
             self._reason = chunk.reason
             self._finished = True
+            self._settle_usage()
         return deltas
+
+    def _settle_usage(self) -> None:
+        """At the stream's end, the usage kept from an SDK object is dumped, as ``_Chunk`` would."""
+        if self._usage is not None and isinstance(self._usage[1], _UsageOf):
+            self._usage = (self._usage[0], self._usage[1].dumped())
 
     def _add(self, part: dict[str, Any], first: bool) -> None:
         """Add ``part``; a chunk's ``first`` part may continue the open text part.

@@ -102,6 +102,7 @@ from ._ids import CallIds
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, in_item, media_kind
 from ._media import image_type, parse_data_url
+from ._objects import PLAIN, fields
 from ._ollama_schema import describe, parameters
 from ._reply import (
     Delta,
@@ -700,6 +701,11 @@ class _Malformed(Exception):
     """A chunk's fault, raised inside the Accumulator and named with the chunk at its edge."""
 
 
+# The message of a streamed chunk of text or thinking, read from the SDK's
+# object without its dump (see Accumulator._object_chunk): these fields only.
+_FLAT_MESSAGE: Final = frozenset({"role", "content", "thinking"})
+
+
 class Accumulator(StreamReader):
     """Builds the messages of a streamed ``/api/chat`` reply.
 
@@ -731,9 +737,60 @@ class Accumulator(StreamReader):
 
     def _take(self, number: int, event: object) -> list[Delta]:
         try:
+            if type(event) is not dict and not self._finished:
+                read = self._object_chunk(event)
+                if read is not None:
+                    return read
             return self._chunk(plain(event, "a chunk"))
         except _Malformed as err:
             raise StreamError(f"chunk {number}: {err}", number, event) from None
+
+    def _object_chunk(self, event: object) -> list[Delta] | None:
+        """A chunk of text or thinking read from the fields of the ``ChatResponse``.
+
+        What ``_chunk`` reads from its dump, for the chunks that come by the
+        thousand: not the last (``done`` false), no error, a message of role,
+        text and thinking only. ``None`` for any other chunk, or where the
+        fields might not read as the dump does (see ``_objects``): it is then
+        read from its dump.
+        """
+        outer = event.__dict__ if type(event) in PLAIN else fields(event)
+        if outer is None or event.__pydantic_extra__ or outer.get("error") is not None:  # type: ignore[attr-defined]
+            return None
+        given = event.__pydantic_fields_set__  # type: ignore[attr-defined]
+        message = outer.get("message")
+        if "message" not in given or (outer.get("done") is not False and "done" in given):
+            return None
+        inner = message.__dict__ if type(message) in PLAIN else fields(message)
+        if inner is None or message.__pydantic_extra__:  # type: ignore[union-attr]
+            return None
+        said = message.__pydantic_fields_set__  # type: ignore[union-attr]
+        if not said <= _FLAT_MESSAGE:
+            return None
+        role = inner.get("role") if "role" in said else None
+        text = inner.get("content") if "content" in said else None
+        thought = inner.get("thinking") if "thinking" in said else None
+        if (
+            (role is not None and type(role) is not str)
+            or (text is not None and type(text) is not str)
+            or (thought is not None and type(thought) is not str)
+            or (text and thought)  # both: the dump's order says which comes first
+        ):
+            return None
+        if self._model is None and "model" in given:
+            model = outer.get("model")
+            if isinstance(model, str):
+                self._model = model
+        # As _message reads them.
+        if role is not None:
+            self._role = role
+        if text:
+            self._content.append(text)
+            return [TextDelta(text)]
+        if thought:
+            self._thinking.append(thought)
+            return [ThinkingDelta(thought)]
+        return []
 
     def _chunk(self, data: dict[str, Any]) -> list[Delta]:
         if self._finished:

@@ -78,6 +78,7 @@ from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, in_item, media_kind
 from ._media import image_type
+from ._objects import PLAIN, declared, fields
 from ._reply import (
     Delta,
     Reply,
@@ -122,6 +123,15 @@ Reasoning = Literal["reasoning_content", "reasoning"]
 """The assistant-message field a server reads earlier reasoning from."""
 
 _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
+# The chunks that come by the thousand, read from the SDK's object without its
+# dump (see Accumulator._object_chunk): a delta given only these fields.
+_CONTENT_ONLY: Final = frozenset({"content"})
+_REFUSAL_ONLY: Final = frozenset({"refusal"})
+_CALLS_ONLY: Final = frozenset({"tool_calls"})
+_INDEX_AND_FUNCTION: Final = frozenset({"index", "function"})
+_CHUNK_KEYS: Final = frozenset({"choices", "usage", "type"})
+_CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason"})
+_FUNCTION_OR_NONE: Final = (None, "function")
 # Fields the openai SDK adds to what the API sent (``.parse()`` and the
 # stream helpers); they are not part of the wire and the API refuses them.
 _SDK_ONLY: Final = frozenset({"parsed"})
@@ -905,6 +915,10 @@ class _Call:
                 self.inner[key] = value
         return added
 
+    def grow_arguments(self, piece: str) -> None:
+        """Take a delta whose function object holds only a piece of arguments text."""
+        self.pieces.setdefault("arguments", []).append(piece)
+
     def arguments(self) -> str:
         return "".join(self.pieces.get("arguments", ()))
 
@@ -916,6 +930,25 @@ class _Call:
         if self.call_id is None:
             return {"type": self.kind, self.kind: inner}
         return {"id": self.call_id, "type": self.kind, self.kind: inner}
+
+
+_CHUNKS: Final[set[type]] = set()
+
+
+def _chunk_fields(event: object) -> dict[str, Any] | None:
+    """The fields of an SDK object that is a chunk, if they read as its dump does.
+
+    A class with a ``type`` of its own is one of the helper's events, which
+    ``_take`` tells apart by it; any other whose fields read as its dump
+    does is noted in ``_CHUNKS``, so that the next object of it is not asked
+    again.
+    """
+    found = fields(event)
+    cls = type(event)
+    if found is None or "type" in declared(cls) or getattr(cls, "type", None) is not None:
+        return None
+    _CHUNKS.add(type(event))
+    return found
 
 
 class Accumulator(StreamReader):
@@ -950,9 +983,17 @@ class Accumulator(StreamReader):
         if type(event) is dict and "choices" in event:
             data = event  # a raw chunk as JSON: the common case, checked first
         else:
+            if self._facts and not self._finished and type(event) is not dict:
+                read = self._object_chunk(event)
+                if read is not None:
+                    return read
             kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
             if kind == "chunk":
                 event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
+                if self._facts and not self._finished and type(event) is not dict:
+                    read = self._object_chunk(event)  # the chunk of the helper's event
+                    if read is not None:
+                        return read
             elif kind in _HELPER_EVENTS:
                 return []
             data = plain(event, "a chunk")
@@ -1001,6 +1042,93 @@ class Accumulator(StreamReader):
                 self._reason = reason
                 self._finished = True
         return deltas
+
+    def _object_chunk(self, event: object) -> list[Delta] | None:
+        """A chunk of text or of a call's arguments, read from the fields of the SDK's object.
+
+        Only the chunks that come by the thousand: one choice, whose delta
+        holds a piece of text (or refusal) or of the arguments of a call
+        already begun, and nothing else (no usage, no finish reason), or is
+        another choice's than the first. ``None`` for any other
+        chunk, or where reading the fields might not give what the dump gives
+        (see ``_objects``): it is then read from its dump.
+        """
+        outer: Any = event.__dict__ if type(event) in _CHUNKS else _chunk_fields(event)
+        try:
+            choices = outer["choices"]
+            usage = outer["usage"]
+            if type(choices) is not list or len(choices) != 1:
+                return None
+            choice = choices[0]
+            first: Any = choice.__dict__ if type(choice) in PLAIN else fields(choice)
+            index, delta, reason = first["index"], first["delta"], first["finish_reason"]
+            inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+        except (KeyError, TypeError):  # not there, or not what it should be
+            return None
+        if usage is not None or "choices" not in event.__pydantic_fields_set__:  # type: ignore[attr-defined]
+            return None
+        # An extra field of a name read is what the dump holds there; a type
+        # names a helper's event, read as _take reads those.
+        extra = event.__pydantic_extra__  # type: ignore[attr-defined]
+        if extra and not _CHUNK_KEYS.isdisjoint(extra):
+            return None
+        extra = choice.__pydantic_extra__
+        if (extra and not _CHOICE_KEYS.isdisjoint(extra)) or type(index) is not int:
+            return None
+        if index != 0:
+            # Another choice's piece: from_response reads the first only.
+            return [] if "index" in choice.__pydantic_fields_set__ else None
+        if (
+            reason is not None
+            or inner is None
+            or "delta" not in choice.__pydantic_fields_set__
+            or delta.__pydantic_extra__
+        ):
+            return None
+        given = delta.__pydantic_fields_set__
+        if given == _CONTENT_ONLY or given == _REFUSAL_ONLY:
+            key = "content" if given == _CONTENT_ONLY else "refusal"
+            text = inner.get(key)
+            if type(text) is not str:
+                return None
+            (self._content if key == "content" else self._refusal).append(text)
+            return [TextDelta(text)] if text else []
+        if given == _CALLS_ONLY:
+            calls = inner.get("tool_calls")
+            if type(calls) is list and len(calls) == 1:
+                return self._object_arguments(calls[0])
+        return None
+
+    def _object_arguments(self, call: object) -> list[Delta] | None:
+        """A piece of the arguments of a call already begun, read from the SDK's object."""
+        try:
+            found: Any = call.__dict__ if type(call) in PLAIN else fields(call)
+            at, function, call_id, kind = (
+                found["index"],
+                found["function"],
+                found["id"],
+                found["type"],
+            )
+            inner: Any = function.__dict__ if type(function) in PLAIN else fields(function)
+            piece, name = inner["arguments"], inner["name"]
+            known = self._calls[at] if type(at) is int else None
+        except (KeyError, TypeError):  # not there, or not what it should be
+            return None
+        if (
+            known is None
+            or known.kind != "function"
+            or type(piece) is not str
+            or name is not None
+            or call_id is not None
+            or kind not in _FUNCTION_OR_NONE
+            or call.__pydantic_extra__  # type: ignore[attr-defined]
+            or function.__pydantic_extra__
+            or not _INDEX_AND_FUNCTION <= call.__pydantic_fields_set__  # type: ignore[attr-defined]
+            or "arguments" not in function.__pydantic_fields_set__
+        ):
+            return None
+        known.grow_arguments(piece)
+        return [ToolCallDelta(known.position, piece)] if piece else []
 
     def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
         for key, value in delta.items():
