@@ -53,6 +53,7 @@ import os
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -65,21 +66,27 @@ import feed  # noqa: E402
 
 from convtypes.dialects import (  # noqa: E402
     anthropic,
+    cohere,
     gemini,
+    mistral,
     ollama,
     openai_chat,
     openai_responses,
 )
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
+# cohere's construct_type reads an attribute pydantic 2 deprecates, event by event.
+warnings.filterwarnings("ignore", "The `__fields__` attribute is deprecated")
 
-DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama")
+DIALECTS = ("anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "mistral", "cohere")
 MODULES = {
     "anthropic": anthropic,
     "openai_chat": openai_chat,
     "openai_responses": openai_responses,
     "gemini": gemini,
     "ollama": ollama,
+    "mistral": mistral,
+    "cohere": cohere,
 }
 TEXT_DELTAS = 32_000
 ARGUMENT_DELTAS = 12_000
@@ -353,12 +360,61 @@ def ollama_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
     return events
 
 
+def mistral_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "cmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 1_780_000_000,
+            "model": "mistral-test",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": t}) for t in texts]
+    # Mistral sends a call whole, in one chunk, as Gemini and Ollama do.
+    call = {"id": "Ab3dEf9hK", "function": {"name": "write", "arguments": "".join(pieces)}}
+    events.append(chunk({"tool_calls": [call]}))
+    last = chunk({"content": ""}, "tool_calls")
+    last["usage"] = {
+        "prompt_tokens": 120,
+        "completion_tokens": len(texts) + len(pieces),
+        "total_tokens": 120 + len(texts) + len(pieces),
+    }
+    events.append(last)
+    return events
+
+
+def cohere_stream(texts: list[str], pieces: list[str]) -> list[dict[str, Any]]:
+    def part(kind: str, index: int, message: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, "index": index, "delta": {"message": message}}
+
+    empty = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    events = [{"id": "c1", "type": "message-start", "delta": {"message": empty}}]
+    events.append(part("content-start", 0, {"content": {"type": "text", "text": ""}}))
+    events += [part("content-delta", 0, {"content": {"text": t}}) for t in texts]
+    events.append({"type": "content-end", "index": 0})
+    call = {"id": "write_1", "type": "function", "function": {"name": "write", "arguments": ""}}
+    events.append(part("tool-call-start", 1, {"tool_calls": call}))
+    events += [
+        part("tool-call-delta", 1, {"tool_calls": {"function": {"arguments": p}}}) for p in pieces
+    ]
+    usage = {"tokens": {"input_tokens": 120, "output_tokens": len(texts) + len(pieces)}}
+    events += [
+        {"type": "tool-call-end", "index": 1},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": usage}},
+    ]
+    return events
+
+
 BUILDERS = {
     "anthropic": anthropic_stream,
     "openai_chat": openai_chat_stream,
     "openai_responses": openai_responses_stream,
     "gemini": gemini_stream,
     "ollama": ollama_stream,
+    "mistral": mistral_stream,
+    "cohere": cohere_stream,
 }
 
 
@@ -394,6 +450,18 @@ def maker(dialect: str) -> Callable[[dict[str, Any]], Any]:
         from ollama import ChatResponse
 
         return lambda event: ChatResponse(**event)
+    if dialect == "mistral":
+        from mistralai.client.models import CompletionEvent
+
+        # chat.stream validates each server-sent event into a CompletionEvent.
+        return lambda event: CompletionEvent.model_validate({"data": event})
+    if dialect == "cohere":
+        from cohere.core.unchecked_base_model import construct_type as construct_cohere
+        from cohere.v2.types import V2ChatStreamResponse
+
+        # chat_stream builds each event without validation.
+        union: Any = V2ChatStreamResponse
+        return lambda event: construct_cohere(type_=union, object_=event)
     raise ValueError(dialect)
 
 
@@ -628,12 +696,30 @@ def pydantic_ai_reader(dialect: str) -> Reader | None:
                 )
             )
 
+    def mistral_take(parts: Any, event: Any) -> None:
+        chunk = event.data
+        if not chunk.choices:
+            return
+        delta = chunk.choices[0].delta
+        if isinstance(delta.content, str) and delta.content:
+            _drain(parts.handle_text_delta(vendor_part_id="content", content=delta.content))
+        for call in delta.tool_calls or ():
+            _drain(
+                parts.handle_tool_call_delta(
+                    vendor_part_id=call.id,
+                    tool_name=call.function.name,
+                    args=call.function.arguments,
+                    tool_call_id=call.id,
+                )
+            )
+
     takers: dict[str, Callable[[Any, Any], None]] = {
         "anthropic": anthropic_take,
         "openai_chat": openai_chat_take,
         "openai_responses": openai_responses_take,
         "gemini": gemini_take,
         "ollama": ollama_take,
+        "mistral": mistral_take,
     }
     taker = takers.get(dialect)
     if taker is None:

@@ -1307,7 +1307,8 @@ class Accumulator(StreamReader):
                     return grown
             kind = getattr(event, "type", None)
             if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
-                data = {"type": kind, "index": getattr(event, "index", None)}
+                at = outer.get("index") if outer is not None else getattr(event, "index", None)
+                data = {"type": kind, "index": at}
             else:
                 data = plain(event, "an event")
                 kind = data.get("type")

@@ -916,6 +916,13 @@ class _Call:
         return call
 
 
+# The events that come by the thousand, read from an SDK object's attributes.
+_PIECE_EVENTS: Final = frozenset({"content-delta", "tool-plan-delta", "tool-call-delta"})
+# The events that only close what an index names, and the fields they have.
+_END_EVENTS: Final = frozenset({"content-end", "citation-end", "tool-call-end"})
+_END_FIELDS: Final = frozenset({"type", "index"})
+
+
 class Accumulator(StreamReader):
     """Builds the messages of a streamed v2 chat.
 
@@ -994,34 +1001,62 @@ class Accumulator(StreamReader):
         return self._call_of(kind, at, number, message, fail)
 
     def _fast(self, event: object) -> list[Delta] | None:
-        """The deltas of an SDK ``content-delta`` or ``tool-call-delta``, read from its attributes.
+        """The deltas of an SDK ``content-delta``, ``tool-plan-delta`` or ``tool-call-delta``.
 
         Those are most of a stream, and dumping each costs more than the
-        rest of the work; anything else (``None``) goes through the dump.
+        rest of the work, so they are read from the object's attributes;
+        anything else (``None``) goes through the dump.
         """
-        kind = getattr(event, "type", None)
-        if (kind != "content-delta" and kind != "tool-call-delta") or self._finished:
+        try:
+            outer = event.__dict__
+            kind = outer["type"]
+        except (AttributeError, KeyError):
             return None
-        at = getattr(event, "index", None)
-        message = getattr(getattr(event, "delta", None), "message", None)
-        if type(at) is not int or getattr(event, "__pydantic_extra__", None):
+        if self._finished or getattr(event, "__pydantic_extra__", None):
+            return None
+        if kind in _END_EVENTS:
+            # Nothing but a type and an index, as the dict is read: no content.
+            if outer.keys() - _END_FIELDS:
+                return None
+            if kind == "tool-call-end":
+                at = outer.get("index")
+                ended = self._calls.get(at) if type(at) is int else None
+                if ended is not None:
+                    ended.ended = True
+            return []
+        if kind not in _PIECE_EVENTS:
+            return None
+        try:
+            message = outer["delta"].__dict__["message"]
+            inner = message.__dict__
+        except (AttributeError, KeyError):
+            return None
+        if kind == "tool-plan-delta":
+            plan = inner.get("tool_plan")
+            given = getattr(message, "__pydantic_fields_set__", ())
+            if type(plan) is not str or "tool_plan" not in given:
+                return None
+            self._plan.append(plan)
+            return [TextDelta(plan)] if plan else []
+        at = outer.get("index")
+        if type(at) is not int:
             return None
         if kind == "content-delta":
             known = self._content.get(at)
-            content = getattr(message, "content", None)
+            content = inner.get("content")
             fields = getattr(content, "__pydantic_fields_set__", None)
             if known is None or fields is None or len(fields) != 1:
                 return None
             key = known[0]
-            value = getattr(content, key, None)
-            if fields != {key} or type(value) is not str:
+            value = content.__dict__.get(key)
+            if key not in fields or type(value) is not str:
                 return None
             known[1].append(value)
             if not value:
                 return []
             return [TextDelta(value)] if key == "text" else [ThinkingDelta(value)]
         call = self._calls.get(at)
-        function = getattr(getattr(message, "tool_calls", None), "function", None)
+        function = getattr(inner.get("tool_calls"), "function", None)
         arguments = getattr(function, "arguments", None)
         if call is None or type(arguments) is not str:
             return None

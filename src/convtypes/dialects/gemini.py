@@ -101,6 +101,7 @@ from __future__ import annotations
 import base64
 import bisect
 import enum
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
@@ -816,9 +817,25 @@ _FILTERED: Final = frozenset(
 
 
 def _snake(name: str) -> str:
+    """``name`` in snake_case: a field name of the REST JSON as the SDK's dump spells it."""
+    if type(name) is str:
+        return _snake_str(name)
+    return _to_snake(name)
+
+
+def _to_snake(name: str) -> str:
     if name.islower() or not any(ch.isupper() for ch in name):
         return name
     return "".join("_" + ch.lower() if ch.isupper() else ch for ch in name)
+
+
+# Remembered: a stream spells the same few dozen names chunk after chunk. Only
+# for plain str, so that a name is never answered with another's subclass.
+_snake_str: Final = functools.lru_cache(maxsize=1024)(_to_snake)
+
+
+# Values a dump holds as JSON holds them.
+_LEAVES: Final = frozenset({str, int, float, bool})
 
 
 def _snake_keys(value: Any, room: int = MAX_DEPTH) -> Any:
@@ -829,12 +846,15 @@ def _snake_keys(value: Any, room: int = MAX_DEPTH) -> Any:
     JSON. Refuses (``ResponseError``) a value nested deeper than a document
     may be, before the recursion here could go deep.
     """
+    if type(value) in _LEAVES:
+        return value
     if isinstance(value, (dict, list)) and room <= 0:
         raise ResponseError(f"a response nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
+        # A leaf is taken as it is here, without a call of its own: most are.
         return {
             (_snake(key) if isinstance(key, str) else key): item
-            if key in _OPAQUE_KEYS
+            if key in _OPAQUE_KEYS or type(item) in _LEAVES
             else _snake_keys(item, room - 1)
             for key, item in value.items()
             if item is not None
