@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Annotated, Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,6 +42,7 @@ genai_types = pytest.importorskip("google.genai.types")
 ollama_sdk = pytest.importorskip("ollama")
 
 from anthropic._models import construct_type as anthropic_construct  # noqa: E402
+from anthropic.types import Usage as AnthropicUsage  # noqa: E402
 from openai._models import construct_type as openai_construct  # noqa: E402
 from pydantic import (  # noqa: E402
     BaseModel,
@@ -755,3 +757,72 @@ def test_a_field_never_given_is_not_read_even_where_the_object_holds_it() -> Non
     assert event.index == 0
     with pytest.raises(StreamError, match=r"event 2 \(content_block_delta\): has no integer index"):
         accumulator.feed(event)
+
+
+# --- the start of a message and of a block, read field by field -----------------------------
+
+
+class _UsageOfMyOwn(AnthropicUsage):
+    """A subclass of the SDK's usage with a field of its own, which the event's dump leaves out."""
+
+    mine: int = 0
+
+
+def _anthropic_events() -> list[dict[str, Any]]:
+    start = {"type": "message_start", "message": reply_of([], stop=None)}
+    text = {"type": "text", "text": ""}
+    block = {"type": "content_block_start", "index": 0, "content_block": text}
+    return [
+        start,
+        block,
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 7},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+def _reads_as_dumps(events: list[Any]) -> None:
+    dumps = [dump("anthropic", event) for event in events]
+    assert trace("anthropic", events) == trace("anthropic", dumps)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what it did not expect
+def test_a_usage_of_a_subclass_reads_as_the_event_dumps_it() -> None:
+    """The event writes its usage by the class it declares: the subclass's own field is not kept."""
+    events = objects_of("anthropic", "constructed", _anthropic_events())
+    for at, holder in ((0, events[0].message), (4, events[4])):
+        usage = _UsageOfMyOwn.model_construct(**holder.usage.__dict__, mine=5)
+        usage.__pydantic_fields_set__.add("mine")
+        holder.__dict__["usage"] = usage
+        assert "mine" not in json.dumps(dump("anthropic", events[at]))
+    _reads_as_dumps(events)
+    assert "mine" not in json.dumps(msgspec.to_builtins(anthropic_reply(events).usage))
+
+
+def anthropic_reply(events: list[Any]) -> Any:
+    accumulator = anthropic.Accumulator()
+    for event in events:
+        accumulator.feed(event)
+    return accumulator.reply()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    "value", [(1, 2), {"nested": (3,)}, anthropic_sdk.types.TextBlock(type="text", text="x")]
+)
+@pytest.mark.parametrize("at", [0, 1, 4])
+def test_an_extra_field_a_dump_rewrites_sends_the_event_to_its_dump(value: object, at: int) -> None:
+    """A tuple is written as a list, a model as a dict: only the dump says how."""
+    events = objects_of("anthropic", "constructed", _anthropic_events())
+    holder = {0: events[0].message.usage, 1: events[1].content_block, 4: events[4].usage}[at]
+    assert holder.__pydantic_extra__ is not None
+    holder.__pydantic_extra__["mine"] = value
+    _reads_as_dumps(events)
+    assert trace("anthropic", events) != trace(
+        "anthropic", objects_of("anthropic", "constructed", _anthropic_events())
+    )

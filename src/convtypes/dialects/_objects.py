@@ -29,6 +29,8 @@ and compare what each reads with what its dump reads.
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any, Final
 
 PLAIN: Final[set[type]] = set()
@@ -92,3 +94,98 @@ def _plain_class(cls: type, by_alias: bool) -> bool:
         if any(type(item).__name__ in _SERIALIZERS for item in info.metadata):
             return False
     return True
+
+
+def given(obj: object, names: frozenset[str]) -> dict[str, Any] | None:
+    """Those of ``names`` that ``obj``'s dump writes, with the values it was given.
+
+    ``None`` where only the dump can tell: ``obj`` is not a model read by its
+    fields (:func:`fields`), or an extra field bears one of the names. A
+    value is as the object holds it; the caller takes a plain one as it is,
+    and dumps a model (:func:`dumps_as_declared` says whether that dump is the
+    one its holder's dump would write).
+    """
+    found = obj.__dict__ if type(obj) in PLAIN else fields(obj)
+    if found is None:
+        return None
+    extra = obj.__pydantic_extra__  # type: ignore[attr-defined]
+    if extra and not names.isdisjoint(extra):
+        return None
+    told = obj.__pydantic_fields_set__  # type: ignore[attr-defined]
+    out: dict[str, Any] = {}
+    for name in names:
+        if name in told:
+            if name not in found:
+                return None
+            out[name] = found[name]
+    return out
+
+
+def dumps_as_declared(holder: object, name: str, value: object) -> bool:
+    """Whether ``value``, held in ``holder``'s field ``name``, dumps alone as inside ``holder``.
+
+    It does when its class is exactly one the field declares (the class, or
+    a member of the union it declares): a holder writes an instance of a
+    subclass, or of another class, by the declared class's rules.
+    """
+    key = (type(holder), name)
+    classes = _DECLARED.get(key)
+    if classes is None:
+        info = declared(type(holder)).get(name)
+        classes = _DECLARED[key] = _classes_in(getattr(info, "annotation", None))
+    return type(value) in classes
+
+
+_DECLARED: Final[dict[tuple[type, str], frozenset[type]]] = {}
+
+
+def _classes_in(annotation: object) -> frozenset[type]:
+    """The classes an annotation names, through ``Annotated``, unions and ``Optional``."""
+    if isinstance(annotation, type):
+        return frozenset({annotation})
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _classes_in(typing.get_args(annotation)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        found: frozenset[type] = frozenset()
+        for member in typing.get_args(annotation):
+            found |= _classes_in(member)
+        return found
+    return frozenset()
+
+
+# Values a JSON dump writes as they are.
+_LEAVES: Final = frozenset({str, int, bool, type(None)})
+
+
+def flat(obj: object) -> dict[str, Any] | None:
+    """``obj``'s dump, made from its fields, when it holds nothing but plain values.
+
+    For a model read by its fields (:func:`fields`) whose given fields and
+    extra fields all hold text, integers, booleans, ``None``, or an empty
+    list or dict: the dump writes those as they are, given fields in the
+    order the class declares them and extra fields after. ``None`` for
+    anything else, which only its dump can tell.
+    """
+    found = obj.__dict__ if type(obj) in PLAIN else fields(obj)
+    if found is None:
+        return None
+    told = obj.__pydantic_fields_set__  # type: ignore[attr-defined]
+    extra = obj.__pydantic_extra__  # type: ignore[attr-defined]
+    out: dict[str, Any] = {}
+    for name in declared(type(obj)):
+        if name in told:
+            if name not in found:
+                return None
+            value = found[name]
+            if type(value) not in _LEAVES:
+                if value or (type(value) is not list and type(value) is not dict):
+                    return None
+                value = type(value)()
+            out[name] = value
+    if extra:
+        for name, value in extra.items():
+            if name in out or type(value) not in _LEAVES:
+                return None
+            out[name] = value
+    return out

@@ -147,7 +147,7 @@ from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, LeftOutKind, in_item
 from ._media import image_type, parse_data_url
-from ._objects import PLAIN, fields
+from ._objects import PLAIN, dumps_as_declared, fields, flat, given
 from ._partial_json import read_partial_object
 from ._reply import (
     Delta,
@@ -1177,6 +1177,30 @@ _DELTA_EVENT: Final = frozenset({"type", "index", "delta"})
 _PIECE_FIELDS: Final = {kind: (key, frozenset({"type", key})) for kind, key in _PIECES.items()}
 
 
+# What a message_start or message_delta is read for, from an SDK object's fields.
+_START_EVENT: Final = frozenset({"type", "message"})
+_BLOCK_START_EVENT: Final = frozenset({"type", "index", "content_block"})
+_START_MESSAGE: Final = frozenset({"id", "model", "usage", "content"})
+_DELTA_MESSAGE_EVENT: Final = frozenset({"type", "delta", "usage"})
+_STOP_REASON: Final = frozenset({"stop_reason"})
+_TEXT_OR_NONE: Final = frozenset({str, type(None)})
+
+
+def _object_usage(holder: object, read: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
+    """Whether the ``usage`` among the fields ``read`` of an SDK object can be read; its dump.
+
+    The dump is ``None`` where the holder's has none (or ``null``). Not
+    readable where only the holder's own dump can tell what it holds there.
+    """
+    usage = read.get("usage")
+    if usage is None:
+        return True, None
+    if fields(usage) is None or not dumps_as_declared(holder, "usage", usage):
+        return False, None
+    dump = flat(usage)
+    return True, plain(usage, "the usage") if dump is None else dump
+
+
 class _Block:
     """A content block as it streams: the start as sent, and the pieces since.
 
@@ -1301,10 +1325,20 @@ class Accumulator(StreamReader):
             # _objects); any other event, from the dump, which also says
             # what is wrong with it.
             outer = event.__dict__ if made in PLAIN else fields(event)
-            if outer is not None and outer.get("type") == "content_block_delta":
-                grown = self._object_delta(number, event, outer)
-                if grown is not None:
-                    return grown
+            if outer is not None:
+                told = outer.get("type")
+                if told == "content_block_delta":
+                    grown = self._object_delta(number, event, outer)
+                    if grown is not None:
+                        return grown
+                elif told == "content_block_start":
+                    started = self._object_block(number, event)
+                    if started is not None:
+                        return started
+                elif (told == "message_start" or told == "message_delta") and (
+                    self._object_message(event, told)
+                ):
+                    return []
             kind = getattr(event, "type", None)
             if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
                 at = outer.get("index") if outer is not None else getattr(event, "index", None)
@@ -1533,6 +1567,87 @@ class Accumulator(StreamReader):
             kind,
             f"a {short(delta_type, 40)} delta cannot apply to a {short(block.kind, 40)} block",
         )
+
+    def _object_block(self, number: int, event: object) -> list[Delta] | None:
+        """A ``content_block_start`` taken from the SDK object's fields, as from its dump.
+
+        For a block of plain values only (see ``_objects.flat``): text,
+        thinking, a tool's use before its input. ``None`` for anything else,
+        which is read from the event's dump.
+        """
+        outer = given(event, _BLOCK_START_EVENT)
+        if outer is None or len(outer) != len(_BLOCK_START_EVENT):
+            return None
+        at, block = outer["index"], outer["content_block"]
+        if (
+            self._finished
+            or not self._started
+            or type(at) is not int
+            or at in self._blocks
+            or not dumps_as_declared(event, "content_block", block)
+        ):
+            return None
+        start = flat(block)
+        return None if start is None else self._start(number, event, at, start)
+
+    def _object_message(self, event: object, kind: str) -> bool:
+        """A ``message_start`` or ``message_delta`` taken from the SDK object's fields.
+
+        Only what ``_message_start`` and ``_message_delta`` read of the dict:
+        the message's id, model and usage when it starts with no content, the
+        stop reason and the usage of a delta. A usage is kept as its own
+        dump. False, with nothing taken, where the fields might not read as
+        the event's dump does: the event is then read from that dump.
+        """
+        if self._finished:
+            return False
+        if kind == "message_start":
+            outer = given(event, _START_EVENT)
+            if outer is None or "type" not in outer or self._started:
+                return False
+            message = outer.get("message")
+            inner = None if message is None else given(message, _START_MESSAGE)
+            if inner is None:
+                return False
+            content = inner.get("content", [])
+            reply_id, model = inner.get("id"), inner.get("model")
+            if (
+                type(content) is not list
+                or content
+                or type(reply_id) not in _TEXT_OR_NONE
+                or type(model) not in _TEXT_OR_NONE
+            ):
+                return False
+            readable, usage = _object_usage(message, inner)
+            if not readable:
+                return False
+            self._started = True
+            self._id, self._model = reply_id, model
+            if usage is not None:
+                self._usage = usage
+            return True
+        outer = given(event, _DELTA_MESSAGE_EVENT)
+        if outer is None or "type" not in outer or not self._started:
+            return False
+        delta = outer.get("delta")
+        reason = None
+        if delta is not None:
+            inner = given(delta, _STOP_REASON)
+            if inner is None:
+                return False
+            reason = inner.get("stop_reason")
+            if type(reason) not in _TEXT_OR_NONE:
+                return False
+        readable, usage = _object_usage(event, outer)
+        if not readable:
+            return False
+        if reason is not None:
+            self._reason = reason
+        if usage is not None:
+            merged = self._usage if self._usage is not None else {}
+            merged.update((key, value) for key, value in usage.items() if value is not None)
+            self._usage = merged
+        return True
 
     def _object_delta(
         self, number: int, event: object, outer: dict[str, Any]
