@@ -78,7 +78,7 @@ from ._ids import CallIds, safe_id
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, in_item, media_kind
 from ._media import image_type
-from ._objects import PLAIN, declared, fields
+from ._objects import PLAIN, declared, dumps_as_declared, fields, flat, given
 from ._reply import (
     Delta,
     Reply,
@@ -123,11 +123,11 @@ Reasoning = Literal["reasoning_content", "reasoning"]
 """The assistant-message field a server reads earlier reasoning from."""
 
 _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
-# The chunks that come by the thousand, read from the SDK's object without its
-# dump (see Accumulator._object_chunk): a delta given only these fields.
-_CONTENT_ONLY: Final = frozenset({"content"})
-_REFUSAL_ONLY: Final = frozenset({"refusal"})
-_CALLS_ONLY: Final = frozenset({"tool_calls"})
+# What a chunk is read for from the SDK's object's fields, without its dump
+# (see Accumulator._object_chunk).
+_FACTS: Final = frozenset({"id", "model"})
+_TEXT_OR_NONE: Final = frozenset({str, type(None)})
+_MISSING: Final = object()
 _INDEX_AND_FUNCTION: Final = frozenset({"index", "function"})
 _CHUNK_KEYS: Final = frozenset({"choices", "usage", "type"})
 _CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason"})
@@ -983,14 +983,14 @@ class Accumulator(StreamReader):
         if type(event) is dict and "choices" in event:
             data = event  # a raw chunk as JSON: the common case, checked first
         else:
-            if self._facts and not self._finished and type(event) is not dict:
+            if type(event) is not dict:
                 read = self._object_chunk(event)
                 if read is not None:
                     return read
             kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
             if kind == "chunk":
                 event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
-                if self._facts and not self._finished and type(event) is not dict:
+                if type(event) is not dict:
                     read = self._object_chunk(event)  # the chunk of the helper's event
                     if read is not None:
                         return read
@@ -1044,62 +1044,184 @@ class Accumulator(StreamReader):
         return deltas
 
     def _object_chunk(self, event: object) -> list[Delta] | None:
-        """A chunk of text or of a call's arguments, read from the fields of the SDK's object.
+        """A chunk read from the fields of the SDK's object, as ``_take`` reads its dump.
 
-        Only the chunks that come by the thousand: one choice, whose delta
-        holds a piece of text (or refusal) or of the arguments of a call
-        already begun, and nothing else (no usage, no finish reason), or is
-        another choice's than the first. ``None`` for any other
-        chunk, or where reading the fields might not give what the dump gives
-        (see ``_objects``): it is then read from its dump.
+        The chunks of every stream: its first (the id, the model, the role
+        and maybe empty text), the pieces of text, refusal, reasoning and a
+        call's arguments that come by the thousand, the one with the finish
+        reason, and the last with the usage alone. ``None`` for any other,
+        or where reading the fields might not give what the dump gives (see
+        ``_objects``): it is then read from its dump. Nothing is taken until
+        the whole chunk is known to read alike.
         """
         outer: Any = event.__dict__ if type(event) in _CHUNKS else _chunk_fields(event)
         try:
             choices = outer["choices"]
             usage = outer["usage"]
-            if type(choices) is not list or len(choices) != 1:
-                return None
-            choice = choices[0]
-            first: Any = choice.__dict__ if type(choice) in PLAIN else fields(choice)
-            index, delta, reason = first["index"], first["delta"], first["finish_reason"]
-            inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
         except (KeyError, TypeError):  # not there, or not what it should be
             return None
-        if usage is not None or "choices" not in event.__pydantic_fields_set__:  # type: ignore[attr-defined]
-            return None
+        told = event.__pydantic_fields_set__  # type: ignore[attr-defined]
         # An extra field of a name read is what the dump holds there; a type
         # names a helper's event, read as _take reads those.
         extra = event.__pydantic_extra__  # type: ignore[attr-defined]
-        if extra and not _CHUNK_KEYS.isdisjoint(extra):
-            return None
-        extra = choice.__pydantic_extra__
-        if (extra and not _CHOICE_KEYS.isdisjoint(extra)) or type(index) is not int:
-            return None
-        if index != 0:
-            # Another choice's piece: from_response reads the first only.
-            return [] if "index" in choice.__pydantic_fields_set__ else None
         if (
-            reason is not None
-            or inner is None
-            or "delta" not in choice.__pydantic_fields_set__
-            or delta.__pydantic_extra__
+            "choices" not in told
+            or type(choices) is not list
+            or (extra and not _CHUNK_KEYS.isdisjoint(extra))
         ):
             return None
-        given = delta.__pydantic_fields_set__
-        if given == _CONTENT_ONLY or given == _REFUSAL_ONLY:
-            key = "content" if given == _CONTENT_ONLY else "refusal"
+        facts = self._facts
+        if facts and usage is None and len(choices) == 1 and not self._finished:
+            piece = self._object_piece(choices[0])
+            if piece is not None:
+                return piece
+        if not facts:
+            found = given(event, _FACTS)
+            if found is None or not all(type(value) in _TEXT_OR_NONE for value in found.values()):
+                return None
+            facts = {"id": found.get("id"), "model": found.get("model")}
+        kept = None
+        if usage is not None and "usage" in told:
+            if fields(usage) is None or not dumps_as_declared(event, "usage", usage):
+                return None
+            kept = flat(usage)
+            if kept is None:
+                kept = plain(usage, "the usage")
+        if not choices:
+            deltas: list[Delta] = []
+        elif len(choices) != 1 or self._finished:
+            return None
+        else:
+            read = self._object_choice(choices[0])
+            if read is None:
+                return None
+            deltas = read
+        self._facts = facts
+        if kept is not None:
+            self._usage = kept
+        return deltas
+
+    def _object_piece(self, choice: object) -> list[Delta] | None:
+        """The chunks that come by the thousand, read the quickest way: ``None`` for any other.
+
+        A choice, the first, whose delta was given only a piece of text or
+        refusal, or of the arguments of a call already begun, and no finish
+        reason.
+        """
+        first: Any = choice.__dict__ if type(choice) in PLAIN else fields(choice)
+        try:
+            index, delta, reason = first["index"], first["delta"], first["finish_reason"]
+            inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+            given_to = delta.__pydantic_fields_set__
+        except (AttributeError, KeyError, TypeError):
+            return None
+        if (
+            index != 0
+            or reason is not None
+            or inner is None
+            or choice.__pydantic_extra__  # type: ignore[attr-defined]
+            or delta.__pydantic_extra__
+            or "delta" not in choice.__pydantic_fields_set__  # type: ignore[attr-defined]
+            or len(given_to) != 1
+        ):
+            return None
+        if "content" in given_to or "refusal" in given_to:
+            key = "content" if "content" in given_to else "refusal"
             text = inner.get(key)
             if type(text) is not str:
                 return None
             (self._content if key == "content" else self._refusal).append(text)
             return [TextDelta(text)] if text else []
-        if given == _CALLS_ONLY:
-            calls = inner.get("tool_calls")
-            if type(calls) is list and len(calls) == 1:
-                return self._object_arguments(calls[0])
-        return None
+        calls = inner.get("tool_calls")
+        if "tool_calls" not in given_to or type(calls) is not list or len(calls) != 1:
+            return None
+        found = self._object_arguments(calls[0])
+        if found is None:
+            return None
+        known, piece = found
+        known.grow_arguments(piece)
+        return [ToolCallDelta(known.position, piece)] if piece else []
 
-    def _object_arguments(self, call: object) -> list[Delta] | None:
+    def _object_choice(self, choice: object) -> list[Delta] | None:
+        """The deltas of a chunk's one choice, read from the SDK's object; ``None`` as above."""
+        first: Any = choice.__dict__ if type(choice) in PLAIN else fields(choice)
+        try:
+            index, delta, reason = first["index"], first["delta"], first["finish_reason"]
+        except (KeyError, TypeError):
+            return None
+        told = choice.__pydantic_fields_set__  # type: ignore[attr-defined]
+        extra = choice.__pydantic_extra__  # type: ignore[attr-defined]
+        if (extra and not _CHOICE_KEYS.isdisjoint(extra)) or type(index) is not int:
+            return None
+        if index != 0:
+            # Another choice's piece: from_response reads the first only.
+            return [] if "index" in told else None
+        if "finish_reason" not in told:
+            reason = None
+        elif type(reason) not in _TEXT_OR_NONE:
+            return None
+        steps: list[tuple[str, Any]] = []
+        if "delta" in told and delta is not None:
+            found = self._object_steps(delta, steps)
+            if not found:
+                return None
+        deltas: list[Delta] = []
+        for key, value in steps:
+            if key == "content" or key == "refusal":
+                (self._content if key == "content" else self._refusal).append(value)
+                if value:
+                    deltas.append(TextDelta(value))
+            elif key == "reasoning":
+                self._reasoning.append(value)
+                if value:
+                    deltas.append(ThinkingDelta(value))
+            else:
+                known, piece = value
+                known.grow_arguments(piece)
+                if piece:
+                    deltas.append(ToolCallDelta(known.position, piece))
+        if reason is not None:
+            self._reason = reason
+            self._finished = True
+        return deltas
+
+    def _object_steps(self, delta: object, steps: list[tuple[str, Any]]) -> bool:
+        """What a choice's delta adds, in the order of its dump, into ``steps``; whether it can.
+
+        Text, refusal and reasoning pieces, and a piece of the arguments of
+        a call already begun; a role is passed over and a null adds nothing,
+        as ``_delta`` reads them. False for anything else.
+        """
+        inner = delta.__dict__ if type(delta) in PLAIN else fields(delta)
+        if inner is None:
+            return False
+        told = delta.__pydantic_fields_set__  # type: ignore[attr-defined]
+        for key in declared(type(delta)):
+            if key not in told:
+                continue
+            value = inner.get(key, _MISSING)
+            if value is None or key == "role":
+                continue
+            if (key == "content" or key == "refusal") and type(value) is str:
+                steps.append((key, value))
+            elif key == "tool_calls" and type(value) is list and len(value) == 1:
+                piece = self._object_arguments(value[0])
+                if piece is None:
+                    return False
+                steps.append((key, piece))
+            else:
+                return False
+        extra = delta.__pydantic_extra__  # type: ignore[attr-defined]
+        if extra:
+            for key, value in extra.items():
+                if value is None:
+                    continue
+                if key not in _REASONING_KEYS or type(value) is not str:
+                    return False
+                steps.append(("reasoning", value))
+        return True
+
+    def _object_arguments(self, call: object) -> tuple[_Call, str] | None:
         """A piece of the arguments of a call already begun, read from the SDK's object."""
         try:
             found: Any = call.__dict__ if type(call) in PLAIN else fields(call)
@@ -1127,8 +1249,7 @@ class Accumulator(StreamReader):
             or "arguments" not in function.__pydantic_fields_set__
         ):
             return None
-        known.grow_arguments(piece)
-        return [ToolCallDelta(known.position, piece)] if piece else []
+        return known, piece
 
     def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
         for key, value in delta.items():
