@@ -12,20 +12,23 @@ each round, by:
 - **convtypes, dicts**: ``Accumulator.feed`` of every event as JSON, then
   ``reply()``;
 - **convtypes, SDK objects**: the same, fed the SDK's event objects, made
-  as the SDK makes them while it streams (anthropic and openai without
-  validation, ``construct_type``; google-genai and ollama validated);
+  as the SDK makes them while it streams (anthropic, openai and cohere
+  without validation, ``construct_type``; google-genai, ollama and mistralai
+  validated). Bedrock has no row here: boto3 hands its events over as
+  dicts, which ``feed.py``'s table times;
 - **the SDK's own accumulator** on the same objects: anthropic's
   ``accumulate_event``, openai's ``ChatCompletionStreamState`` and
   ``ResponseStreamState`` (then their final completion or response), and
   google-genai's chat, which keeps each chunk's content in its history
-  (``Chat.send_message_stream``, handed the chunks one by one);
+  (``Chat.send_message_stream``, handed the chunks one by one); Ollama,
+  Mistral and Cohere have none;
 - **pydantic-ai's parts manager** (``ModelResponsePartsManager``), given the
   text and argument pieces read from the same objects by attribute, then
   ``get_parts()``: a lower bound on what pydantic-ai's own stream readers
   cost, which add their per-event mapping to it;
 - **LiteLLM's ``stream_chunk_builder``** on the Chat Completions chunks made
   into LiteLLM's own chunk objects: only its final assembly is timed, not
-  its per-chunk wrapper (ollama has no accumulator of its own to compare).
+  its per-chunk wrapper.
 
 Events are handed over as a stream hands them: in turns of 64, each turn's
 JSON decoded and made into the reader's inputs (dicts, or objects) just
@@ -33,8 +36,9 @@ before it is read, untimed, so that they are fresh in the CPU's caches as a
 backend's events are; only the reading is timed, then what the stream added
 up to. The workloads: the one pydantic-ai profiled its parts manager with
 (pydantic/pydantic-ai#6432), a reply of 32,000 text deltas and then a tool
-call of 12,000 argument deltas (Gemini and Ollama send a call whole, in one
-chunk: their stream is the 32,000 text chunks and that chunk); ``feed.py``'s
+call of 12,000 argument deltas (Gemini, Ollama and Mistral send a call
+whole, in one chunk: their stream is the 32,000 text chunks and that
+chunk); ``feed.py``'s
 streams of a few hundred events (thinking, text, a call in pieces, usage);
 and with ``--recorded``, the streams recorded in the SDKs' own repositories
 (those every reader reads without failing). Each time is the median of the

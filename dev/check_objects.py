@@ -7,7 +7,8 @@ fields, and any other from its dump. For every recorded stream (see
 dev/README.md), in every form a backend meets it (the raw JSON; the SDK's
 objects made without validation, as its stream makes them, and validated;
 the events of its stream helper), this feeds today's ``Accumulator`` and the
-one of commit REV (by default where this branch left main), imported beside
+one of commit REV (by default the benchmarks' baseline, ``_baseline.BEFORE``:
+the last commit before any event was read by field), imported beside
 it, and compares event by event: the deltas or the error, ``partial()``
 after each event, then ``result()`` and ``reply()``, by their repr, which
 shows the order of every dict's keys. It also checks that the objects give
@@ -22,7 +23,6 @@ import functools
 import importlib
 import json
 import re
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -227,22 +227,12 @@ def whole(module: ModuleType, events: list[Any]) -> object:
         return str(err)
 
 
-def _where_main_was() -> str:
-    done = subprocess.run(
-        ["git", "-C", str(HERE.parent), "merge-base", "HEAD", "main"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or "HEAD"
-
-
 def main() -> int:
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
     root = Path(sys.argv[1])
-    rev = sys.argv[2] if len(sys.argv) > 2 else _where_main_was()
+    rev = sys.argv[2] if len(sys.argv) > 2 else _baseline.BEFORE
     if _baseline.load(rev) is None:
         print(f"commit {rev} cannot be read from git here")
         return 2
