@@ -3,6 +3,7 @@
     python benchmarks/run.py                                # the full run, to stdout
     python benchmarks/run.py --output docs/performance.md   # regenerate the docs page
     python benchmarks/run.py --quick                        # smallest sizes, one round (CI)
+    python benchmarks/run.py --recorded PATH/TO/sdk_fixtures  # and the SDKs' recorded streams
 
 Prints the performance page as markdown. Every codec peer is measured in a
 fresh process of its own (see _worker.py), the peers take turns within each
@@ -239,7 +240,9 @@ def targets(
 PAGE_HEAD = """# Performance
 
 Every figure here comes from one run of `python benchmarks/run.py --output
-docs/performance.md` (after `pip install . --group bench --group test`), on the machine
+docs/performance.md --recorded PATH/TO/sdk_fixtures` (after `pip install .
+--group bench --group test`; the recorded streams are the providers' SDK
+repositories' own, not kept in this one), on the machine
 named below: a shared, noisy machine, so each ratio is the median of several
 interleaved rounds, with its range. Peers run side by side and take turns
 within each round; a codec peer runs in a fresh process of its own.
@@ -271,6 +274,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smallest size, one round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--output", type=Path, help="write the page here instead of stdout")
+    parser.add_argument(
+        "--recorded",
+        type=Path,
+        help="the SDKs' recorded streams (sdk_fixtures), for the streaming table",
+    )
     args = parser.parse_args()
     if args.output is None:
         report(args)
@@ -313,7 +321,11 @@ def report(args: argparse.Namespace) -> None:
     for module, title in SECTIONS:
         print(f"\n## {title}\n")
         try:
-            table = importlib.import_module(module).run(args.quick)
+            section = importlib.import_module(module)
+            if module == "streaming":
+                table = section.run(args.quick, recordings=args.recorded)
+            else:
+                table = section.run(args.quick)
         except ImportError as err:
             print(f"Not measured here: {err}.")
             continue

@@ -201,10 +201,14 @@ def whole_of(dialect: str, events: list[Any]) -> tuple[object, ...]:
         return ("StreamError", str(err))
 
 
-def check_every_form(dialect: str, events: list[dict[str, Any]]) -> None:
-    """Every form of the stream reads as its JSON does, and event by event as its dumps do."""
+def check_every_form(dialect: str, events: list[dict[str, Any]], readable: bool = True) -> None:
+    """Every form of the stream reads as its JSON does, and event by event as its dumps do.
+
+    A ``readable`` stream's JSON must read without an error, so that the
+    forms are not merely failing alike.
+    """
     expected = whole_of(dialect, events)
-    assert expected[0] == "ok", expected
+    assert expected[0] == "ok" or not readable, expected
     for form in FORMS[dialect]:
         objects = objects_of(dialect, form, events)
         assert whole_of(dialect, objects) == expected, form
@@ -429,7 +433,14 @@ def stream_for(dialect: str, segments: list[tuple[str, Any]], data: st.DataObjec
 def test_every_form_of_any_stream_reads_alike(
     dialect: str, segments: list[tuple[str, Any]], data: st.DataObject
 ) -> None:
-    check_every_form(dialect, stream_for(dialect, segments, data))
+    # Text with a lone surrogate streams, but no message can hold it: every
+    # form must fail alike, at the same event.
+    lone = any(
+        "\ud800" <= ch <= "\udfff"
+        for _, value in segments
+        for ch in json.dumps(value, ensure_ascii=False)
+    )
+    check_every_form(dialect, stream_for(dialect, segments, data), readable=not lone)
 
 
 # --- objects no SDK would make --------------------------------------------------------------
