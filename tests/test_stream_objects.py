@@ -307,7 +307,13 @@ def _gemini_streams() -> list[list[dict[str, Any]]]:
         for piece in _words("The user wants tides.")
     ]
     last = gemini_chunk([{"text": ""}], "STOP", usage={**usage, "candidatesTokenCount": 9})
-    return [CALL_STREAM, [*thought, *text, last], [*text, gemini_chunk(None, "STOP")]]
+    # Signed parts, their signatures in the standard base64 the REST JSON has
+    # ("+/8=" is the bytes FB FF, which the SDK's own dump writes "-_8=").
+    signed = [
+        gemini_chunk([{"text": "Tides", "thought": True, "thoughtSignature": "+/8="}]),
+        gemini_chunk([{"text": " at six.", "thoughtSignature": "AAEC"}], "STOP", usage=usage),
+    ]
+    return [CALL_STREAM, [*thought, *text, last], [*text, gemini_chunk(None, "STOP")], signed]
 
 
 def _ollama_streams() -> list[list[dict[str, Any]]]:
@@ -837,3 +843,20 @@ def test_an_extra_field_a_dump_rewrites_sends_the_event_to_its_dump(value: objec
     assert trace("anthropic", events) != trace(
         "anthropic", objects_of("anthropic", "constructed", _anthropic_events())
     )
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(
+    ("at", "name", "value"), [(0, "input_tokens", True), (4, "output_tokens", True)]
+)
+def test_a_value_its_field_writes_otherwise_sends_the_event_to_its_dump(
+    at: int, name: str, value: object
+) -> None:
+    """A boolean in an integer field is dumped as a number: only the dump says so."""
+    events = objects_of("anthropic", "constructed", _anthropic_events())
+    usage = events[0].message.usage if at == 0 else events[4].usage
+    usage.__dict__[name] = value
+    assert dump("anthropic", events[at])["usage" if at == 4 else "message"] is not None
+    _reads_as_dumps(events)
+    reply = anthropic_reply(events)
+    assert type(reply.usage.raw[name]) is int, reply.usage.raw

@@ -154,18 +154,61 @@ def _classes_in(annotation: object) -> frozenset[type]:
     return frozenset()
 
 
-# Values a JSON dump writes as they are.
-_LEAVES: Final = frozenset({str, int, bool, type(None)})
+# Values a JSON dump writes as they are, where their field's type lets it.
+_LEAVES: Final[frozenset[type]] = frozenset({str, int, bool, type(None)})
+_ANYTHING: Final[frozenset[type]] = _LEAVES | {list, dict}
+_SIMPLE: Final[frozenset[type]] = frozenset({str, int, bool, list, dict})
+_WRITTEN_AS_IS: Final[dict[type, dict[str, frozenset[type]]]] = {}
+
+
+def _as_is(annotation: object) -> frozenset[type]:
+    """The classes of value a field of this type is dumped as it is, unchanged.
+
+    The field's own type, where it is text, an integer or a boolean (a
+    boolean in an integer field is written as a number); the classes of a
+    ``Literal``'s values; each member's, in a union; a list or dict, which
+    :func:`flat` takes only empty; anything, for ``Any`` and ``object``,
+    which a dump writes by what the value is. ``None`` is written as
+    ``null`` in any field. Nothing else: an ``Annotated`` type, whose
+    metadata may change how it is written, and other classes go to the dump.
+    """
+    if annotation is Any or annotation is object:
+        return _ANYTHING
+    if isinstance(annotation, type) and annotation in _SIMPLE:
+        return frozenset((annotation,))
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return frozenset(type(value) for value in typing.get_args(annotation)) & _LEAVES
+    if origin is typing.Union or origin is types.UnionType:
+        found: frozenset[type] = frozenset()
+        for member in typing.get_args(annotation):
+            found |= _as_is(member)
+        return found
+    if origin is list or origin is dict:
+        return frozenset({origin})
+    return frozenset()
+
+
+def _written_as_is(cls: type) -> dict[str, frozenset[type]]:
+    """For each field ``cls`` declares, the classes of value its dump writes unchanged."""
+    known = _WRITTEN_AS_IS.get(cls)
+    if known is None:
+        known = _WRITTEN_AS_IS[cls] = {
+            name: _as_is(getattr(info, "annotation", None)) | {type(None)}
+            for name, info in declared(cls).items()
+        }
+    return known
 
 
 def flat(obj: object) -> dict[str, Any] | None:
     """``obj``'s dump, made from its fields, when it holds nothing but plain values.
 
-    For a model read by its fields (:func:`fields`) whose given fields and
-    extra fields all hold text, integers, booleans, ``None``, or an empty
-    list or dict: the dump writes those as they are, given fields in the
-    order the class declares them and extra fields after. ``None`` for
-    anything else, which only its dump can tell.
+    For a model read by its fields (:func:`fields`) whose given fields hold
+    values their types write unchanged (text, integers, booleans, ``None``,
+    an empty list or dict: see ``_as_is``), and whose extra fields hold
+    text, integers, booleans or ``None``: the dump writes those as they are,
+    given fields in the order the class declares them and extra fields
+    after. ``None`` for anything else, which only its dump can tell.
     """
     found = obj.__dict__ if type(obj) in PLAIN else fields(obj)
     if found is None:
@@ -173,15 +216,18 @@ def flat(obj: object) -> dict[str, Any] | None:
     told = obj.__pydantic_fields_set__  # type: ignore[attr-defined]
     extra = obj.__pydantic_extra__  # type: ignore[attr-defined]
     out: dict[str, Any] = {}
-    for name in declared(type(obj)):
+    for name, allowed in _written_as_is(type(obj)).items():
         if name in told:
             if name not in found:
                 return None
             value = found[name]
-            if type(value) not in _LEAVES:
-                if value or (type(value) is not list and type(value) is not dict):
+            kind = type(value)
+            if kind not in allowed:
+                return None
+            if kind is list or kind is dict:
+                if value:
                     return None
-                value = type(value)()
+                value = kind()
             out[name] = value
     if extra:
         for name, value in extra.items():

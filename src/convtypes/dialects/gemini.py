@@ -951,14 +951,20 @@ def _text_part(part: object) -> dict[str, Any] | None:
     found = part.__dict__ if type(part) in PLAIN_BY_NAME else fields(part, by_alias=False)
     if found is None or part.__pydantic_extra__ or type(found.get("text")) is not str:  # type: ignore[attr-defined]
         return None
-    # The dump leaves out what is None: a part of text alone has one other
-    # field, the thought flag, or none.
+    # The dump leaves out what is None: a part of text has besides its text
+    # the thought flag, the thought signature (bytes, which ``_checked``
+    # writes in standard base64), both, or neither.
     unset = tuple(found.values()).count(None)
     if unset == len(found) - 1:
         return {"text": found["text"]}
-    if unset == len(found) - 2 and type(found.get("thought")) is bool:
-        return {key: item for key, item in found.items() if item is not None}
-    return None
+    signature = found.get("thought_signature")
+    known = (type(found.get("thought")) is bool) + (type(signature) is bytes)
+    if unset != len(found) - 1 - known:
+        return None
+    kept = {key: item for key, item in found.items() if item is not None}
+    if signature is not None:
+        kept["thought_signature"] = base64.b64encode(signature).decode("ascii")
+    return kept
 
 
 def _object_chunk(value: object) -> _Chunk | None:
@@ -966,8 +972,8 @@ def _object_chunk(value: object) -> _Chunk | None:
 
     What ``_Chunk`` reads from its dump (``model_dump(exclude_none=True)``,
     where a field is absent exactly when it is ``None``), for the chunks that
-    come by the thousand: a first candidate with no finish reason, whose
-    parts are all text or thought, and no prompt feedback. Its usage is kept
+    come by the thousand and the last: a first candidate whose parts are all
+    text or thought, maybe signed, or that has none, and no prompt feedback. Its usage is kept
     as :class:`_UsageOf`. ``None`` for any other chunk, or where the fields
     might not read as the dump does (see ``_objects``): ``_Chunk`` reads it.
     """
@@ -994,9 +1000,14 @@ def _object_chunk(value: object) -> _Chunk | None:
             if type(index) is not int:
                 return None
     parts: list[dict[str, Any]] | None = None
+    reason: str | None = None
     if candidate is not None:
-        if candidate.get("finish_reason") is not None:
-            return None
+        finish = candidate.get("finish_reason")
+        if finish is not None:
+            told = _text(finish)
+            if type(told) is not str:
+                return None
+            reason = told
         content = candidate.get("content")
         if content is not None:
             inner = content.__dict__ if type(content) in PLAIN_BY_NAME else fields(content, False)
@@ -1017,7 +1028,7 @@ def _object_chunk(value: object) -> _Chunk | None:
     chunk = _Chunk.__new__(_Chunk)
     chunk.candidate = candidate
     chunk.parts = parts
-    chunk.reason = None
+    chunk.reason = reason
     chunk.usage = _UsageOf(value) if outer.get("usage_metadata") is not None else None
     chunk.model = model if isinstance(model, str) else None
     chunk.id = reply_id if isinstance(reply_id, str) else None
