@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from convtypes import strategies as cst
 from convtypes.dialects import StreamError, anthropic, gemini, ollama, openai_chat, openai_responses
 from convtypes.dialects._json import plain
-from convtypes.dialects._objects import fields
+from convtypes.dialects._objects import fields, flat
 
 from budget import examples
 
@@ -860,3 +860,54 @@ def test_a_value_its_field_writes_otherwise_sends_the_event_to_its_dump(
     _reads_as_dumps(events)
     reply = anthropic_reply(events)
     assert type(reply.usage.raw[name]) is int, reply.usage.raw
+
+
+# --- a dump made from fields ---------------------------------------------------------------
+
+
+class _Inner(BaseModel):
+    n: int = 0
+
+
+class _InnerOfMyOwn(_Inner):
+    mine: int = 5
+
+
+class _Outer(BaseModel):
+    inner: _Inner | None = None
+    tag: str = ""
+    items: list[_Inner] = []
+
+
+class _Rewritten(BaseModel):
+    inner: Annotated[_Inner, PlainSerializer(lambda _: "rewritten")] | None = None
+
+
+class _Chain(BaseModel):
+    next: _Chain | None = None
+
+
+def _json_dump(model: BaseModel) -> Any:
+    return model.model_dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_flat_is_the_dump_or_nothing() -> None:
+    """``flat`` gives the JSON dump exactly, or ``None`` where only the dump can tell."""
+    made = _Outer(inner=_Inner(n=1), tag="a", items=[])
+    assert flat(made) == _json_dump(made) == {"inner": {"n": 1}, "tag": "a", "items": []}
+    assert list(flat(_Outer(tag="b", inner=None)) or ()) == ["inner", "tag"]  # declared order
+    odd = [
+        _Outer.model_construct(inner=_Inner.model_construct(n=True)),  # written as 1
+        _Outer.model_construct(inner=_InnerOfMyOwn(mine=7)),  # written as an _Inner
+        _Outer.model_construct(items=[_Inner()]),  # a list with something in it
+        _Outer.model_construct(tag=3),  # not text, written by what it is
+        _Rewritten(inner=_Inner()),  # a serializer in the field's type
+    ]
+    for model in odd:
+        assert flat(model) is None, model
+    deep = _Chain()
+    for _ in range(12):
+        deep = _Chain(next=deep)
+    assert flat(deep) is None  # deeper than flat goes: the dump's to write
+    assert flat(_Chain(next=_Chain())) == _json_dump(_Chain(next=_Chain()))

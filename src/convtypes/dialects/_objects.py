@@ -140,12 +140,18 @@ _DECLARED: Final[dict[tuple[type, str], frozenset[type]]] = {}
 
 
 def _classes_in(annotation: object) -> frozenset[type]:
-    """The classes an annotation names, through ``Annotated``, unions and ``Optional``."""
+    """The classes an annotation names, through ``Annotated``, unions and ``Optional``.
+
+    None through an ``Annotated`` whose metadata holds a serializer.
+    """
     if isinstance(annotation, type):
         return frozenset({annotation})
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        return _classes_in(typing.get_args(annotation)[0])
+        inner, *metadata = typing.get_args(annotation)
+        if any(type(item).__name__ in _SERIALIZERS for item in metadata):
+            return frozenset()  # written its own way
+        return _classes_in(inner)
     if origin is typing.Union or origin is types.UnionType:
         found: frozenset[type] = frozenset()
         for member in typing.get_args(annotation):
@@ -190,28 +196,36 @@ def _as_is(annotation: object) -> frozenset[type]:
 
 
 def _written_as_is(cls: type) -> dict[str, frozenset[type]]:
-    """For each field ``cls`` declares, the classes of value its dump writes unchanged."""
+    """For each field ``cls`` declares, the classes of value :func:`flat` can write.
+
+    Those its dump writes unchanged, and the model classes the field
+    declares, which a dump writes by their own rules (and ``flat`` by
+    reading them in turn).
+    """
     known = _WRITTEN_AS_IS.get(cls)
     if known is None:
-        known = _WRITTEN_AS_IS[cls] = {
-            name: _as_is(getattr(info, "annotation", None)) | {type(None)}
-            for name, info in declared(cls).items()
-        }
+        known = _WRITTEN_AS_IS[cls] = {}
+        for name, info in declared(cls).items():
+            annotation = getattr(info, "annotation", None)
+            models = frozenset(each for each in _classes_in(annotation) if declared(each))
+            known[name] = _as_is(annotation) | models | {type(None)}
     return known
 
 
-def flat(obj: object) -> dict[str, Any] | None:
+def flat(obj: object, room: int = 8) -> dict[str, Any] | None:
     """``obj``'s dump, made from its fields, when it holds nothing but plain values.
 
     For a model read by its fields (:func:`fields`) whose given fields hold
     values their types write unchanged (text, integers, booleans, ``None``,
-    an empty list or dict: see ``_as_is``), and whose extra fields hold
-    text, integers, booleans or ``None``: the dump writes those as they are,
-    given fields in the order the class declares them and extra fields
-    after. ``None`` for anything else, which only its dump can tell.
+    an empty list or dict: see ``_as_is``) or models of exactly the class
+    the field declares, read the same way, ``room`` levels down at most;
+    and whose extra fields hold text, integers, booleans or ``None``: the
+    dump writes those as they are, given fields in the order the class
+    declares them and extra fields after. ``None`` for anything else, which
+    only its dump can tell.
     """
     found = obj.__dict__ if type(obj) in PLAIN else fields(obj)
-    if found is None:
+    if found is None or room <= 0:
         return None
     told = obj.__pydantic_fields_set__  # type: ignore[attr-defined]
     extra = obj.__pydantic_extra__  # type: ignore[attr-defined]
@@ -228,6 +242,10 @@ def flat(obj: object) -> dict[str, Any] | None:
                 if value:
                     return None
                 value = kind()
+            elif kind not in _LEAVES:
+                value = flat(value, room - 1)
+                if value is None:
+                    return None
             out[name] = value
     if extra:
         for name, value in extra.items():
