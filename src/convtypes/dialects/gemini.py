@@ -151,7 +151,7 @@ from ._ids import CallIds, any_id
 from ._json import arguments_json, built, jsonable, tool_call
 from ._left_out import LeftOut, media_kind
 from ._media import image_type, media_type, parse_data_url
-from ._objects import PLAIN_BY_NAME, fields
+from ._objects import PLAIN_BY_NAME, declared, fields
 from ._reply import (
     Delta,
     Reply,
@@ -879,7 +879,17 @@ class _Chunk:
     ``parts`` its parts in snake_case, ``None`` when it has no content.
     """
 
-    __slots__ = ("block", "candidate", "feedback", "id", "model", "parts", "reason", "usage")
+    __slots__ = (
+        "block",
+        "candidate",
+        "feedback",
+        "id",
+        "model",
+        "parts",
+        "plain",
+        "reason",
+        "usage",
+    )
 
     def __init__(self, value: object, what: str) -> None:
         if isinstance(value, dict):
@@ -901,6 +911,7 @@ class _Chunk:
         candidate = _first(data.get("candidates"), what)
         self.candidate = candidate
         self.parts: list[dict[str, Any]] | None = None
+        self.plain = False  # whether every part is known to be text (the fast readers')
         self.reason: str | None = None
         if candidate is not None:
             content = candidate.get("content")
@@ -949,22 +960,45 @@ class _UsageOf:
 def _text_part(part: object) -> dict[str, Any] | None:
     """A part of text (or thought) as ``_checked`` reads its dump; ``None`` for any other."""
     found = part.__dict__ if type(part) in PLAIN_BY_NAME else fields(part, by_alias=False)
-    if found is None or part.__pydantic_extra__ or type(found.get("text")) is not str:  # type: ignore[attr-defined]
+    if found is None or part.__pydantic_extra__:  # type: ignore[attr-defined]
+        return None
+    text = found.get("text")
+    if type(text) is not str:
         return None
     # The dump leaves out what is None: a part of text has besides its text
     # the thought flag, the thought signature (bytes, which ``_checked``
-    # writes in standard base64), both, or neither.
-    unset = tuple(found.values()).count(None)
-    if unset == len(found) - 1:
-        return {"text": found["text"]}
+    # writes in standard base64), both, or neither, and nothing else.
+    thought = found.get("thought")
     signature = found.get("thought_signature")
-    known = (type(found.get("thought")) is bool) + (type(signature) is bytes)
-    if unset != len(found) - 1 - known:
+    written = 1 + (thought is not None) + (signature is not None)
+    if (
+        len(found) - tuple(found.values()).count(None) != written
+        or (thought is not None and type(thought) is not bool)
+        or (signature is not None and type(signature) is not bytes)
+        or not _text_first(type(part))
+    ):
         return None
-    kept = {key: item for key, item in found.items() if item is not None}
+    kept: dict[str, Any] = {"text": text}
+    if thought is not None:
+        kept["thought"] = thought
     if signature is not None:
         kept["thought_signature"] = base64.b64encode(signature).decode("ascii")
     return kept
+
+
+def _text_first(cls: type) -> bool:
+    """Whether ``cls`` declares text, thought and signature in that order, as dumps write them."""
+    known = _TEXT_FIRST.get(cls)
+    if known is None:
+        names = list(declared(cls))
+        order = [
+            names.index(key) for key in ("text", "thought", "thought_signature") if key in names
+        ]
+        known = _TEXT_FIRST[cls] = len(order) == 3 and order[0] < order[1] < order[2]
+    return known
+
+
+_TEXT_FIRST: Final[dict[type, bool]] = {}
 
 
 def _object_chunk(value: object) -> _Chunk | None:
@@ -1034,6 +1068,67 @@ def _object_chunk(value: object) -> _Chunk | None:
     chunk.id = reply_id if isinstance(reply_id, str) else None
     chunk.feedback = False
     chunk.block = None
+    chunk.plain = True
+    return chunk
+
+
+# What ``_dict_chunk`` reads as it is: the keys of a text part that
+# ``_snake_keys`` leaves unchanged, and the REST JSON's keys of a chunk and of
+# its candidate whose values it reads under their camelCase name alone.
+_PLAIN_TEXT_KEYS: Final = frozenset({"text", "thought"})
+_CHUNK_KEYS: Final = frozenset(
+    {"candidates", "usageMetadata", "modelVersion", "responseId", "createTime"}
+)
+_CANDIDATE_KEYS: Final = frozenset({"content", "index", "finishReason"})
+
+
+def _dict_chunk(data: dict[str, Any]) -> _Chunk | None:
+    """A streamed chunk of text given as a dict, read without the general walk.
+
+    The chunks that come by the thousand hold one candidate (index 0 or none)
+    whose parts are text or thought, unsigned, under the REST JSON's keys:
+    ``_Chunk`` would copy each part unchanged, and that is what this does.
+    ``None`` for any other chunk (another key, a signed or other part),
+    which ``_Chunk`` reads.
+    """
+    candidates = data.get("candidates")
+    if type(candidates) is not list or len(candidates) != 1 or not data.keys() <= _CHUNK_KEYS:
+        return None
+    candidate = candidates[0]
+    if type(candidate) is not dict or not candidate.keys() <= _CANDIDATE_KEYS:
+        return None
+    index = candidate.get("index")
+    if index is not None and (type(index) is not int or index != 0):
+        return None
+    reason = candidate.get("finishReason")
+    content = candidate.get("content")
+    if type(content) is not dict or (reason is not None and type(reason) is not str):
+        return None
+    given = content.get("parts")
+    if type(given) is not list:
+        return None
+    parts: list[dict[str, Any]] = []
+    for part in given:
+        if (
+            type(part) is not dict
+            or type(part.get("text")) is not str
+            or not part.keys() <= _PLAIN_TEXT_KEYS
+            or ("thought" in part and type(part["thought"]) is not bool)
+        ):
+            return None
+        parts.append(dict(part))
+    model = data.get("modelVersion")
+    reply_id = data.get("responseId")
+    chunk = _Chunk.__new__(_Chunk)
+    chunk.candidate = candidate
+    chunk.parts = parts
+    chunk.reason = reason
+    chunk.usage = data.get("usageMetadata")
+    chunk.model = model if isinstance(model, str) else None
+    chunk.id = reply_id if isinstance(reply_id, str) else None
+    chunk.feedback = False
+    chunk.block = None
+    chunk.plain = True
     return chunk
 
 
@@ -1282,11 +1377,15 @@ class Accumulator(StreamReader):
         self._id: str | None = None
 
     def _take(self, number: int, event: object) -> list[Delta]:
-        what = f"chunk {number}"
-        chunk = None if type(event) is dict or self._finished else _object_chunk(event)
+        if self._finished:
+            chunk = None
+        elif type(event) is dict:
+            chunk = _dict_chunk(event)
+        else:
+            chunk = _object_chunk(event)
         if chunk is None:
             try:
-                chunk = _Chunk(event, what)
+                chunk = _Chunk(event, f"chunk {number}")
             except ResponseError as err:
                 raise StreamError(str(err), number, event) from None
         if chunk.usage is not None:
@@ -1303,9 +1402,26 @@ class Accumulator(StreamReader):
                 self._settle_usage()
             return []  # usage only, or another candidate's content
         if self._finished and (chunk.parts or (chunk.reason not in (None, self._reason))):
-            raise StreamError(f"{what}: more content after the finish reason", number, event)
+            raise StreamError(
+                f"chunk {number}: more content after the finish reason", number, event
+            )
+        parts = chunk.parts
+        if chunk.plain and self._open is not None and parts is not None and len(parts) == 1:
+            # The chunk continues the open text part (what ``_add`` would find).
+            part = parts[0]
+            thought = part.get("thought")
+            if "thought_signature" not in part and bool(self._open.get("thought")) == bool(thought):
+                text = part["text"]
+                self._pieces.append(text)
+                if chunk.reason is not None:
+                    self._reason = chunk.reason
+                    self._finished = True
+                    self._settle_usage()
+                if not text:
+                    return []
+                return [ThinkingDelta(text=text) if thought else TextDelta(text=text)]
         deltas: list[Delta] = []
-        for position, part in enumerate(chunk.parts or ()):
+        for position, part in enumerate(parts or ()):
             self._add(part, position == 0)
             text = part.get("text")
             if "function_call" in part:
