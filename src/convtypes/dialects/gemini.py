@@ -104,6 +104,7 @@ import enum
 import functools
 import re
 from collections.abc import Iterable, Mapping
+from operator import countOf
 from typing import Any, Final, Literal
 from urllib.parse import unquote_to_bytes
 
@@ -959,9 +960,14 @@ class _UsageOf:
 
 def _text_part(part: object) -> dict[str, Any] | None:
     """A part of text (or thought) as ``_checked`` reads its dump; ``None`` for any other."""
-    found = part.__dict__ if type(part) in PLAIN_BY_NAME else fields(part, by_alias=False)
-    if found is None or part.__pydantic_extra__:  # type: ignore[attr-defined]
+    cls = type(part)
+    if not _TEXT_FIRST.get(cls) and (
+        cls in _TEXT_FIRST or fields(part, by_alias=False) is None or not _text_first(cls)
+    ):
         return None
+    if part.__pydantic_extra__:  # type: ignore[attr-defined]
+        return None
+    found = part.__dict__
     text = found.get("text")
     if type(text) is not str:
         return None
@@ -970,24 +976,30 @@ def _text_part(part: object) -> dict[str, Any] | None:
     # writes in standard base64), both, or neither, and nothing else.
     thought = found.get("thought")
     signature = found.get("thought_signature")
-    written = 1 + (thought is not None) + (signature is not None)
-    if (
-        len(found) - tuple(found.values()).count(None) != written
-        or (thought is not None and type(thought) is not bool)
-        or (signature is not None and type(signature) is not bytes)
-        or not _text_first(type(part))
+    if len(found) - countOf(found.values(), None) != (
+        1 + (thought is not None) + (signature is not None)
     ):
         return None
-    kept: dict[str, Any] = {"text": text}
-    if thought is not None:
-        kept["thought"] = thought
+    if thought is None:
+        if signature is None:
+            return {"text": text}
+        kept: dict[str, Any] = {"text": text}
+    elif type(thought) is bool:
+        kept = {"text": text, "thought": thought}
+    else:
+        return None
     if signature is not None:
+        if type(signature) is not bytes:
+            return None
         kept["thought_signature"] = base64.b64encode(signature).decode("ascii")
     return kept
 
 
 def _text_first(cls: type) -> bool:
-    """Whether ``cls`` declares text, thought and signature in that order, as dumps write them."""
+    """Whether ``cls``, a model read by its fields, declares text, thought and signature in order.
+
+    A dump writes them in the order declared. Remembered for each class.
+    """
     known = _TEXT_FIRST.get(cls)
     if known is None:
         names = list(declared(cls))
