@@ -650,6 +650,34 @@ def test_a_reasoning_stream_gives_thinking_then_text() -> None:
     assert sdk_accumulator.reply() == reply
 
 
+@pytest.mark.parametrize(
+    "spoil",
+    [{"id": 5}, {"model": None}, {"id": b"cmpl"}, {}],
+    ids=["id-a-number", "model-none", "id-bytes", "as-made"],
+)
+def test_the_first_chunk_gives_the_id_and_model_its_dump_gives(spoil: dict[str, Any]) -> None:
+    """The first chunk's id and model are read from the object only when its dump says the same."""
+    from convtypes.dialects._json import plain
+
+    for stream in (reasoning_stream(), calls_stream()):
+        events = as_sdk_events(stream)
+        for key, value in spoil.items():
+            setattr(events[0].data, key, value)  # what no validated chunk holds
+
+        def outcome(given: list[Any]) -> Any:
+            accumulator = mistral.Accumulator()
+            try:
+                deltas = feed_all(accumulator, given)
+                return deltas, accumulator.reply()
+            except StreamError as err:
+                return str(err)
+
+        dumps = [plain(event, "a chunk") for event in events]
+        assert outcome(events) == outcome(dumps)
+        if not spoil:
+            assert outcome(events)[1].id == stream[0]["id"]
+
+
 def test_calls_sent_whole_stream_as_one_start_and_one_delta_each() -> None:
     accumulator = mistral.Accumulator()
     assert feed_all(accumulator, calls_stream()) == [

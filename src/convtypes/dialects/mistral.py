@@ -1037,13 +1037,19 @@ class Accumulator(StreamReader):
         chunk = getattr(event, "data", event)
         choices = getattr(chunk, "choices", None)
         if (
-            not self._facts
-            or self._finished
+            self._finished
             or type(choices) is not list
             or len(choices) != 1
             or getattr(chunk, "usage", None) is not None
         ):
             return None
+        facts: dict[str, Any] | None = None
+        if not self._facts:
+            # The first chunk: its id and model, as the dump has them when
+            # they are text (as the SDK's validated chunk holds them).
+            facts = {"id": getattr(chunk, "id", None), "model": getattr(chunk, "model", None)}
+            if type(facts["id"]) is not str or type(facts["model"]) is not str:
+                return None
         choice = choices[0]
         delta = getattr(choice, "delta", None)
         if (
@@ -1054,6 +1060,8 @@ class Accumulator(StreamReader):
             return None
         content = getattr(delta, "content", None)
         if type(content) is str:
+            if facts is not None:
+                self._facts = facts
             self._pieces.append(content)
             return [TextDelta(content)] if content else []
         if type(content) is not list:
@@ -1091,6 +1099,8 @@ class Accumulator(StreamReader):
                 pieces.append({"type": "thinking", "thinking": texts})
             else:
                 return None
+        if facts is not None:
+            self._facts = facts
         self._pieces += pieces
         return deltas
 
