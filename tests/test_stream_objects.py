@@ -286,7 +286,21 @@ def _chat_streams() -> list[list[dict[str, Any]]]:
         chat_chunk({"refusal": "but no."}),
         chat_chunk({}, "stop"),
     ]
-    return [two_calls_stream(), reasoning, refused]
+    # Some compatible servers send a call's id, type and name again with its
+    # later pieces, and two calls begin in one stream with the role first.
+    repeated = [
+        chat_chunk({"role": "assistant", "tool_calls": [_chat_call(0, "call_a", "f", '{"a"')]}),
+        chat_chunk({"tool_calls": [_chat_call(0, "call_a", "f", ": 1}")]}),
+        chat_chunk({"tool_calls": [{"index": 1, "id": "call_b", "function": {"name": "g"}}]}),
+        chat_chunk({"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]}),
+        chat_chunk({}, "tool_calls"),
+    ]
+    return [two_calls_stream(), reasoning, refused, repeated]
+
+
+def _chat_call(at: int, call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    function = {"name": name, "arguments": arguments}
+    return {"index": at, "id": call_id, "type": "function", "function": function}
 
 
 def _responses_streams() -> list[list[dict[str, Any]]]:

@@ -1024,6 +1024,8 @@ class Accumulator(StreamReader):
                 if ended is not None:
                     ended.ended = True
             return []
+        if kind == "message-start":
+            return self._fast_start(outer)
         if kind not in _PIECE_EVENTS:
             return None
         try:
@@ -1062,6 +1064,26 @@ class Accumulator(StreamReader):
             return None
         call.pieces.append(arguments)
         return [ToolCallDelta(call.position, arguments)] if arguments else []
+
+    def _fast_start(self, outer: dict[str, Any]) -> list[Delta] | None:
+        """A ``message-start`` read from its fields: its id, where that is what its dump holds.
+
+        The dump holds the id as it is when it is text or ``None``, and the
+        delta and its message as objects when they are models; anything
+        else goes to the dump, which also says what is wrong with it.
+        """
+        told = outer.get("id")
+        delta = outer.get("delta")
+        if told is not None and type(told) is not str:
+            return None
+        if delta is not None:
+            if not hasattr(delta, "__pydantic_fields_set__"):
+                return None
+            message = delta.__dict__.get("message")
+            if message is not None and not hasattr(message, "__pydantic_fields_set__"):
+                return None
+        self._id = told
+        return []
 
     def _content_of(self, kind: str, at: int, message: dict[str, Any], fail: Any) -> list[Delta]:
         content = message.get("content")

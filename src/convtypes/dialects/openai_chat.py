@@ -1175,6 +1175,18 @@ class Accumulator(StreamReader):
                 self._reasoning.append(value)
                 if value:
                     deltas.append(ThinkingDelta(value))
+            elif key == "start":
+                # A new function call, as ``_call`` begins one; the chunk's
+                # number is the one ``feed`` is taking.
+                at, call_id, name, piece = value
+                position = sum(1 for other in self._calls.values() if other.kind == "function")
+                begun = self._calls[at] = _Call(call_id, "function", position, self._count - 1)
+                begun.inner["name"] = name
+                deltas.append(ToolCallStart(position, call_id, name))
+                if piece is not None:
+                    begun.grow_arguments(piece)
+                    if piece:
+                        deltas.append(ToolCallDelta(position, piece))
             else:
                 known, piece = value
                 known.grow_arguments(piece)
@@ -1206,9 +1218,13 @@ class Accumulator(StreamReader):
                 steps.append((key, value))
             elif key == "tool_calls" and type(value) is list and len(value) == 1:
                 piece = self._object_arguments(value[0])
-                if piece is None:
+                if piece is not None:
+                    steps.append((key, piece))
+                    continue
+                start = self._object_start(value[0])
+                if start is None:
                     return False
-                steps.append((key, piece))
+                steps.append(("start", start))
             else:
                 return False
         extra = delta.__pydantic_extra__  # type: ignore[attr-defined]
@@ -1250,6 +1266,39 @@ class Accumulator(StreamReader):
         ):
             return None
         return known, piece
+
+    def _object_start(self, call: object) -> tuple[int, str | None, str, str | None] | None:
+        """A new function call read from the SDK's object: its index, id, name and arguments.
+
+        What ``_call`` takes from the dump of a call not yet begun: the
+        fields it was given, the id text or none, the name text, the
+        arguments text or none (none adds no arguments at all), the type
+        ``"function"`` or none. ``None`` for anything else.
+        """
+        try:
+            found: Any = call.__dict__ if type(call) in PLAIN else fields(call)
+            at, function = found["index"], found["function"]
+            inner: Any = function.__dict__ if type(function) in PLAIN else fields(function)
+            told = call.__pydantic_fields_set__  # type: ignore[attr-defined]
+            named = function.__pydantic_fields_set__
+            name = inner["name"] if "name" in named else None
+            piece = inner["arguments"] if "arguments" in named else None
+        except (AttributeError, KeyError, TypeError):  # not there, or not what it should be
+            return None
+        call_id = found.get("id") if "id" in told else None
+        if (
+            type(at) is not int
+            or at in self._calls
+            or not _INDEX_AND_FUNCTION <= told
+            or type(name) is not str
+            or (piece is not None and type(piece) is not str)
+            or (call_id is not None and type(call_id) is not str)
+            or ("type" in told and found.get("type") not in _FUNCTION_OR_NONE)
+            or call.__pydantic_extra__  # type: ignore[attr-defined]
+            or function.__pydantic_extra__
+        ):
+            return None
+        return at, call_id, name, piece
 
     def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
         for key, value in delta.items():
