@@ -475,6 +475,43 @@ def test_spaced_arguments_and_calls_without_arguments() -> None:
 # --- streams ----------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what was spoiled
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        {"id": 5},
+        {"id": b"2941521a"},
+        {"id": None},
+        {"delta": "junk"},
+        {"delta": {"message": "junk"}},
+        {"message": "junk"},
+        {},
+    ],
+)
+def test_message_start_gives_what_its_dump_gives(spoil: dict[str, Any]) -> None:
+    """The start's id is read from the object only where its dump holds the same."""
+    from convtypes.dialects._json import plain
+
+    for stream in streams():
+        events = as_sdk_events(stream)
+        start = events[0]
+        assert start.type == "message-start"
+        for key, value in spoil.items():
+            if key == "message":
+                object.__setattr__(start.delta, "message", value)
+            else:
+                object.__setattr__(start, key, value)
+
+        def outcome(given: list[Any]) -> Any:
+            accumulator = cohere.Accumulator()
+            try:
+                return feed_all(accumulator, given), accumulator.reply()
+            except StreamError as err:
+                return str(err)
+
+        assert outcome(events) == outcome([plain(event, "an event") for event in events])
+
+
 def test_a_calls_stream_gives_the_plan_as_text_then_the_calls() -> None:
     accumulator = cohere.Accumulator()
     assert feed_all(accumulator, calls_stream()) == [
