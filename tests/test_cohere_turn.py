@@ -28,6 +28,7 @@ A request is checked against a strict copy of the request the SDK sends
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -510,6 +511,69 @@ def test_message_start_gives_what_its_dump_gives(spoil: dict[str, Any]) -> None:
                 return str(err)
 
         assert outcome(events) == outcome([plain(event, "an event") for event in events])
+
+
+_OPEN_SPOILS = [
+    ("index", "0"),
+    ("index", None),
+    ("delta", "junk"),
+    ("delta.message", "junk"),
+    ("delta.message.content", "junk"),
+    ("delta.message.content.type", None),
+    ("delta.message.content.type", "image"),
+    ("delta.message.content.text", 5),
+    ("delta.message.content.thinking", "also"),
+    ("delta.message.tool_calls", "junk"),
+    ("delta.message.tool_calls.id", 5),
+    ("delta.message.tool_calls.function", "junk"),
+    ("delta.message.tool_calls.function.name", ""),
+    ("delta.message.tool_calls.function.name", 5),
+    ("delta.message.tool_calls.function.arguments", 5),
+    ("delta.message.tool_calls.function.arguments", '{"a": 1}'),
+    ("", None),
+    # A part of text with no text but thinking; a plain object where a model belongs.
+    (("delta.message.content.text", None), ("delta.message.content.thinking", "also")),
+    ("delta.message", SimpleNamespace),
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what was spoiled
+@pytest.mark.parametrize("spoil", _OPEN_SPOILS)
+def test_opening_events_give_what_their_dumps_give(spoil: tuple[Any, ...]) -> None:
+    """content-start and tool-call-start read from objects read as their dumps, spoiled or not."""
+    from convtypes.dialects._json import plain
+
+    changes = spoil if isinstance(spoil[0], tuple) else (spoil,)
+    for stream in streams():
+        events = as_sdk_events(stream)
+        for event in events:
+            if event.type not in ("content-start", "tool-call-start"):
+                continue
+            for path, value in changes:
+                if not path:
+                    continue
+                *way, last = path.split(".")
+                target = event
+                for step in way:
+                    target = getattr(target, step, None)
+                if target is not None and hasattr(target, "__pydantic_fields_set__"):
+                    if value is SimpleNamespace:  # the same fields, in no model
+                        value = SimpleNamespace(**vars(getattr(target, last)))
+                    object.__setattr__(target, last, value)
+
+        def outcome(given: list[Any]) -> Any:
+            accumulator = cohere.Accumulator()
+            try:
+                return feed_all(accumulator, given), accumulator.reply()
+            except StreamError as err:
+                return str(err)
+
+        try:
+            dumps = [plain(event, "an event") for event in events]
+        except Exception:
+            assert isinstance(outcome(events), str)
+            continue
+        assert outcome(events) == outcome(dumps)
 
 
 def test_a_calls_stream_gives_the_plan_as_text_then_the_calls() -> None:

@@ -1026,6 +1026,8 @@ class Accumulator(StreamReader):
             return []
         if kind == "message-start":
             return self._fast_start(outer)
+        if kind == "content-start" or kind == "tool-call-start":
+            return self._fast_open(kind, outer)
         if kind not in _PIECE_EVENTS:
             return None
         try:
@@ -1084,6 +1086,53 @@ class Accumulator(StreamReader):
                 return None
         self._id = told
         return []
+
+    def _fast_open(self, kind: str, outer: dict[str, Any]) -> list[Delta] | None:
+        """A ``content-start`` or ``tool-call-start`` read from its fields, as from its dump.
+
+        A field of a model that holds text or ``None`` reads as the dump's
+        key does (the dump leaves out only what is ``None``); the opened
+        part's type, the call's name and id must be text. Anything else goes
+        to the dump, which also says what is wrong with it.
+        """
+        at = outer.get("index")
+        message = _model_field(_model_field(outer.get("delta"), "message"), None)
+        if type(at) is not int or message is None:
+            return None
+        if kind == "content-start":
+            content = _model_field(message.get("content"), None)
+            part = content.get("type") if content is not None else None
+            if content is None or (part != "text" and part != "thinking") or at in self._content:
+                return None
+            value = content.get(part)
+            if value is None:
+                other = content.get("thinking" if part == "text" else "text")
+                if other is not None:
+                    return None
+            elif type(value) is not str:
+                return None
+            self._content[at] = (part, [] if value is None else [value])
+            if not value:
+                return []
+            return [TextDelta(value)] if part == "text" else [ThinkingDelta(value)]
+        raw = _model_field(message.get("tool_calls"), None)
+        function = _model_field(raw.get("function"), None) if raw is not None else None
+        if raw is None or function is None or at in self._calls:
+            return None
+        call_id, name, arguments = raw.get("id"), function.get("name"), function.get("arguments")
+        if (
+            (call_id is not None and type(call_id) is not str)
+            or type(name) is not str
+            or not name
+            or (arguments is not None and type(arguments) is not str)
+        ):
+            return None
+        call = self._calls[at] = _Call(call_id, name, len(self._calls), self._count - 1)
+        deltas: list[Delta] = [ToolCallStart(call.position, call_id, name)]
+        if arguments:
+            call.pieces.append(arguments)
+            deltas.append(ToolCallDelta(call.position, arguments))
+        return deltas
 
     def _content_of(self, kind: str, at: int, message: dict[str, Any], fail: Any) -> list[Delta]:
         content = message.get("content")
@@ -1224,6 +1273,18 @@ def _message_of(data: dict[str, Any], fail: Any) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise fail(f"the delta's message is not an object: {short(message)}")
     return message
+
+
+def _model_field(value: object, name: str | None) -> Any:
+    """A model's fields (``name`` None), or its field ``name`` if that is a model, else None.
+
+    Only pydantic models: a dict or anything else where a model belongs is
+    read from the dump.
+    """
+    if value is None or not hasattr(value, "__pydantic_fields_set__"):
+        return None
+    found = value.__dict__
+    return found if name is None else found.get(name)
 
 
 def _whole(call: _Call) -> bool:
