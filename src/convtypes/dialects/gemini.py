@@ -941,20 +941,19 @@ class _Chunk:
         self.block = block if isinstance(block, str) else None
 
 
-class _UsageOf:
+class _UsageOf(tuple[Any]):
     """A streamed chunk's usage metadata, read from the SDK's object when the stream ends.
 
     Only the last chunk's usage counts, and google-genai's stream brings one
     in every chunk: it is dumped (as ``_Chunk`` dumps it) once, not each time.
+    Made as ``_UsageOf((response,))``: a tuple, so that the chunk after chunk
+    that make one run no Python code to do it.
     """
 
-    __slots__ = ("response",)
-
-    def __init__(self, response: Any) -> None:
-        self.response = response
+    __slots__ = ()
 
     def dumped(self) -> object:
-        data = self.response.model_dump(exclude_none=True, include={"usage_metadata"})
+        data = self[0].model_dump(exclude_none=True, include={"usage_metadata"})
         return data.get("usage_metadata") if isinstance(data, dict) else None
 
 
@@ -1075,7 +1074,7 @@ def _object_chunk(value: object) -> _Chunk | None:
     chunk.candidate = candidate
     chunk.parts = parts
     chunk.reason = reason
-    chunk.usage = _UsageOf(value) if outer.get("usage_metadata") is not None else None
+    chunk.usage = _UsageOf((value,)) if outer.get("usage_metadata") is not None else None
     chunk.model = model if isinstance(model, str) else None
     chunk.id = reply_id if isinstance(reply_id, str) else None
     chunk.feedback = False
