@@ -476,6 +476,15 @@ def test_spaced_arguments_and_calls_without_arguments() -> None:
 # --- streams ----------------------------------------------------------------------------
 
 
+def _outcome(events: list[Any]) -> Any:
+    """The deltas and reply of a stream, or the error it stops with."""
+    accumulator = cohere.Accumulator()
+    try:
+        return feed_all(accumulator, events), accumulator.reply()
+    except StreamError as err:
+        return str(err)
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what was spoiled
 @pytest.mark.parametrize(
     "spoil",
@@ -503,14 +512,7 @@ def test_message_start_gives_what_its_dump_gives(spoil: dict[str, Any]) -> None:
             else:
                 object.__setattr__(start, key, value)
 
-        def outcome(given: list[Any]) -> Any:
-            accumulator = cohere.Accumulator()
-            try:
-                return feed_all(accumulator, given), accumulator.reply()
-            except StreamError as err:
-                return str(err)
-
-        assert outcome(events) == outcome([plain(event, "an event") for event in events])
+        assert _outcome(events) == _outcome([plain(event, "an event") for event in events])
 
 
 _OPEN_SPOILS = [
@@ -557,23 +559,17 @@ def test_opening_events_give_what_their_dumps_give(spoil: tuple[Any, ...]) -> No
                 for step in way:
                     target = getattr(target, step, None)
                 if target is not None and hasattr(target, "__pydantic_fields_set__"):
+                    put = value
                     if value is SimpleNamespace:  # the same fields, in no model
-                        value = SimpleNamespace(**vars(getattr(target, last)))
-                    object.__setattr__(target, last, value)
-
-        def outcome(given: list[Any]) -> Any:
-            accumulator = cohere.Accumulator()
-            try:
-                return feed_all(accumulator, given), accumulator.reply()
-            except StreamError as err:
-                return str(err)
+                        put = SimpleNamespace(**vars(getattr(target, last)))
+                    object.__setattr__(target, last, put)
 
         try:
             dumps = [plain(event, "an event") for event in events]
         except Exception:
-            assert isinstance(outcome(events), str)
+            assert isinstance(_outcome(events), str)
             continue
-        assert outcome(events) == outcome(dumps)
+        assert _outcome(events) == _outcome(dumps)
 
 
 def test_a_calls_stream_gives_the_plan_as_text_then_the_calls() -> None:
