@@ -572,6 +572,41 @@ def test_opening_events_give_what_their_dumps_give(spoil: tuple[Any, ...]) -> No
         assert _outcome(events) == _outcome(dumps)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what was spoiled
+@pytest.mark.parametrize(
+    ("kind", "path", "key", "value"),
+    [
+        ("message-start", "delta", "message", 5),
+        ("content-start", "delta.message.content", "text", "XX"),
+        ("content-start", "delta.message", "content", 5),
+        ("content-delta", "delta.message.content", "thinking", "XX"),
+        ("content-delta", "delta", "message", 5),
+        ("tool-plan-delta", "delta.message", "tool_plan", "XX"),
+        ("tool-call-start", "delta.message.tool_calls.function", "name", "g"),
+        ("tool-call-start", "delta.message.tool_calls", "id", "other"),
+        ("tool-call-delta", "delta.message.tool_calls.function", "arguments", "{}"),
+    ],
+)
+def test_an_extra_field_named_as_a_read_one_reads_as_the_dump(
+    kind: str, path: str, key: str, value: object
+) -> None:
+    """A nested model's extra field bearing a read name is what its dump writes there."""
+    from convtypes.dialects._json import plain
+
+    for stream in streams():
+        events = as_sdk_events(stream)
+        for event in events:
+            if event.type != kind:
+                continue
+            target = event
+            for step in path.split("."):
+                target = getattr(target, step)
+            if target.__pydantic_extra__ is None:
+                object.__setattr__(target, "__pydantic_extra__", {})
+            target.__pydantic_extra__[key] = value
+        assert _outcome(events) == _outcome([plain(event, "an event") for event in events])
+
+
 def test_a_calls_stream_gives_the_plan_as_text_then_the_calls() -> None:
     accumulator = cohere.Accumulator()
     assert feed_all(accumulator, calls_stream()) == [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -176,3 +177,17 @@ def test_spoiled_objects_go_the_general_way(spoil: dict[str, Any]) -> None:
     candidate = types.Candidate.model_construct(content=content, index=0)
     chunk = types.GenerateContentResponse.model_construct(candidates=[candidate])
     assert gemini._object_chunk(chunk) is None
+
+
+def test_a_value_that_claims_to_equal_none_is_written() -> None:
+    """The dump leaves out only what *is* None; a field holding anything else is written."""
+    stream = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}}]}
+        for piece in ("Hel", "lo", "!")
+    ]
+    events = [types.GenerateContentResponse.model_validate(event) for event in stream]
+    part = events[1].candidates[0].content.parts[0]
+    object.__setattr__(part, "video_metadata", mock.ANY)  # == None, and not None
+    assert gemini._object_chunk(events[1]) is None
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert _outcome(events, True, monkeypatch) == _outcome(events, False, monkeypatch)

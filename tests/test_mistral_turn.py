@@ -678,6 +678,45 @@ def test_the_first_chunk_gives_the_id_and_model_its_dump_gives(spoil: dict[str, 
             assert outcome(events)[1].id == stream[0]["id"]
 
 
+def test_a_first_chunk_not_given_its_id_reads_as_its_dump() -> None:
+    """A field the chunk was not given is not in its dump: the id and model are then None."""
+    from convtypes.dialects._json import plain
+
+    events = as_sdk_events(reasoning_stream())
+    events[0].data.__pydantic_fields_set__.difference_update({"id", "model"})
+    dumps = [plain(event, "a chunk") for event in events]
+    read, dumped = mistral.Accumulator(), mistral.Accumulator()
+    assert feed_all(read, events) == feed_all(dumped, dumps)
+    assert read.reply() == dumped.reply()
+    assert read.reply().id is None
+
+
+def test_thinking_read_from_objects_keeps_the_key_order_of_their_dump(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What is kept of a thinking chunk read by field is written as its dump writes it."""
+    # An empty thinking chunk has no thinking block to hold it: it is kept as sent.
+    empty = {"type": "thinking", "thinking": []}
+    kept = [chunk({"role": "assistant", "content": [empty]}), chunk({"content": "a"}, "stop")]
+    # Thinking after text cannot go back before it: it is kept as sent too.
+    mixed = [
+        chunk({"role": "assistant", "content": [thinking("a")]}),
+        chunk({"content": [text("b")]}),
+        chunk({"content": [thinking("c")]}),
+        chunk({"content": ""}, "stop"),
+    ]
+    for stream in (kept, mixed):
+        events = as_sdk_events(stream)
+        quick = mistral.Accumulator()
+        feed_all(quick, events)
+        with monkeypatch.context() as patch:
+            patch.setattr(mistral.Accumulator, "_fast", lambda self, event: None)
+            general = mistral.Accumulator()
+            feed_all(general, events)
+        assert repr(quick.reply()) == repr(general.reply())
+        assert repr(quick.partial()) == repr(general.partial())
+
+
 def test_calls_sent_whole_stream_as_one_start_and_one_delta_each() -> None:
     accumulator = mistral.Accumulator()
     assert feed_all(accumulator, calls_stream()) == [

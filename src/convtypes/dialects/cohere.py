@@ -1031,8 +1031,12 @@ class Accumulator(StreamReader):
         if kind not in _PIECE_EVENTS:
             return None
         try:
-            message = outer["delta"].__dict__["message"]
+            delta = outer["delta"]
+            message = delta.__dict__["message"]
             inner = message.__dict__
+            # An extra field bearing a read name is what the dump writes there.
+            if delta.__pydantic_extra__ or message.__pydantic_extra__:
+                return None
         except (AttributeError, KeyError):
             return None
         if kind == "tool-plan-delta":
@@ -1049,7 +1053,7 @@ class Accumulator(StreamReader):
             known = self._content.get(at)
             content = inner.get("content")
             fields = getattr(content, "__pydantic_fields_set__", None)
-            if known is None or fields is None or len(fields) != 1:
+            if known is None or fields is None or len(fields) != 1 or content.__pydantic_extra__:
                 return None
             key = known[0]
             value = content.__dict__.get(key)
@@ -1060,9 +1064,15 @@ class Accumulator(StreamReader):
                 return []
             return [TextDelta(value)] if key == "text" else [ThinkingDelta(value)]
         call = self._calls.get(at)
-        function = getattr(inner.get("tool_calls"), "function", None)
+        raw = inner.get("tool_calls")
+        function = getattr(raw, "function", None)
         arguments = getattr(function, "arguments", None)
-        if call is None or type(arguments) is not str:
+        if (
+            call is None
+            or type(arguments) is not str
+            or getattr(raw, "__pydantic_extra__", True)
+            or getattr(function, "__pydantic_extra__", True)
+        ):
             return None
         call.pieces.append(arguments)
         return [ToolCallDelta(call.position, arguments)] if arguments else []
@@ -1079,10 +1089,12 @@ class Accumulator(StreamReader):
         if told is not None and type(told) is not str:
             return None
         if delta is not None:
-            if not hasattr(delta, "__pydantic_fields_set__"):
+            if not hasattr(delta, "__pydantic_fields_set__") or delta.__pydantic_extra__:
                 return None
             message = delta.__dict__.get("message")
-            if message is not None and not hasattr(message, "__pydantic_fields_set__"):
+            if message is not None and (
+                not hasattr(message, "__pydantic_fields_set__") or message.__pydantic_extra__
+            ):
                 return None
         self._id = told
         return []
@@ -1276,13 +1288,13 @@ def _message_of(data: dict[str, Any], fail: Any) -> dict[str, Any]:
 
 
 def _model_field(value: object, name: str | None) -> Any:
-    """A model's fields (``name`` None), or its field ``name`` if that is a model, else None.
+    """A model's fields (``name`` None), or its field ``name``; None where only the dump can tell.
 
-    Only pydantic models: a dict or anything else where a model belongs is
-    read from the dump.
+    Only pydantic models without extra fields: a dict or anything else where
+    a model belongs, or a model with extras, is read from the dump.
     """
-    if value is None or not hasattr(value, "__pydantic_fields_set__"):
-        return None
+    if value is None or getattr(value, "__pydantic_extra__", True):
+        return None  # an extra field bearing a read name is what the dump writes there
     found = value.__dict__
     return found if name is None else found.get(name)
 

@@ -975,7 +975,9 @@ def _text_part(part: object) -> dict[str, Any] | None:
     # writes in standard base64), both, or neither, and nothing else.
     thought = found.get("thought")
     signature = found.get("thought_signature")
-    if len(found) - countOf(found.values(), None) != (
+    # Counted by type, which compares by identity: a value that only claims
+    # to equal None is still written by the dump.
+    if len(found) - countOf(map(type, found.values()), _NONE) != (
         1 + (thought is not None) + (signature is not None)
     ):
         return None
@@ -1010,6 +1012,7 @@ def _text_first(cls: type) -> bool:
 
 
 _TEXT_FIRST: Final[dict[type, bool]] = {}
+_NONE: Final = type(None)
 
 
 def _object_chunk(value: object) -> _Chunk | None:

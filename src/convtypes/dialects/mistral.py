@@ -82,6 +82,7 @@ from ._ids import Alnum9Ids, CallIds, usable_alnum9
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, in_item
 from ._media import image_type
+from ._objects import declared
 from ._reply import (
     Delta,
     Reply,
@@ -957,6 +958,25 @@ class _Call:
         return call
 
 
+def _declared_first(cls: type, first: str, then: str) -> bool:
+    """Whether the model class ``cls`` declares the field ``first`` before ``then``.
+
+    A dump writes a model's fields in the order its class declares them.
+    Remembered for each class.
+    """
+    key = (cls, first, then)
+    known = _DECLARED_FIRST.get(key)
+    if known is None:
+        names = list(declared(cls))
+        known = _DECLARED_FIRST[key] = (
+            first in names and then in names and names.index(first) < names.index(then)
+        )
+    return known
+
+
+_DECLARED_FIRST: Final[dict[tuple[type, str, str], bool]] = {}
+
+
 class Accumulator(StreamReader):
     """Builds the messages of a streamed chat completion.
 
@@ -1041,14 +1061,21 @@ class Accumulator(StreamReader):
             or type(choices) is not list
             or len(choices) != 1
             or getattr(chunk, "usage", None) is not None
+            or (chunk is not event and "data" not in getattr(event, "__pydantic_fields_set__", ()))
         ):
             return None
         facts: dict[str, Any] | None = None
         if not self._facts:
             # The first chunk: its id and model, as the dump has them when
-            # they are text (as the SDK's validated chunk holds them).
+            # it was given them as text (as the SDK's validated chunk was).
+            told = getattr(chunk, "__pydantic_fields_set__", ())
             facts = {"id": getattr(chunk, "id", None), "model": getattr(chunk, "model", None)}
-            if type(facts["id"]) is not str or type(facts["model"]) is not str:
+            if (
+                type(facts["id"]) is not str
+                or type(facts["model"]) is not str
+                or "id" not in told
+                or "model" not in told
+            ):
                 return None
         choice = choices[0]
         delta = getattr(choice, "delta", None)
@@ -1093,10 +1120,19 @@ class Accumulator(StreamReader):
                         or not piece_fields <= {"type", "text"}
                     ):
                         return None
-                    texts.append({"type": "text", "text": text})
+                    # In the order the dump writes them: the order declared.
+                    texts.append(
+                        {"text": text, "type": "text"}
+                        if _declared_first(type(piece), "text", "type")
+                        else {"type": "text", "text": text}
+                    )
                     if text:
                         deltas.append(ThinkingDelta(text))
-                pieces.append({"type": "thinking", "thinking": texts})
+                pieces.append(
+                    {"thinking": texts, "type": "thinking"}
+                    if _declared_first(type(part), "thinking", "type")
+                    else {"type": "thinking", "thinking": texts}
+                )
             else:
                 return None
         if facts is not None:
