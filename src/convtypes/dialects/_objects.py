@@ -71,6 +71,25 @@ def declared(cls: type) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+def in_declared_order(cls: type, *names: str) -> bool:
+    """Whether the model class ``cls`` declares each of ``names``, in that order.
+
+    A dump writes a model's fields in the order its class declares them, so
+    a dict made from some of them matches the dump only in that order. The
+    answer for a class and names is worked out once.
+    """
+    key = (cls, names)
+    known = _IN_ORDER.get(key)
+    if known is None:
+        found = list(declared(cls))
+        places = [found.index(name) for name in names if name in found]
+        known = _IN_ORDER[key] = len(places) == len(names) and places == sorted(places)
+    return known
+
+
+_IN_ORDER: Final[dict[tuple[type, tuple[str, ...]], bool]] = {}
+
+
 def _plain_class(cls: type, by_alias: bool) -> bool:
     """Whether ``cls`` is a pydantic model whose dump writes each field as it is.
 

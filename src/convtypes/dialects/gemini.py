@@ -152,7 +152,7 @@ from ._ids import CallIds, any_id
 from ._json import arguments_json, built, jsonable, tool_call
 from ._left_out import LeftOut, media_kind
 from ._media import image_type, media_type, parse_data_url
-from ._objects import PLAIN_BY_NAME, declared, fields
+from ._objects import PLAIN_BY_NAME, fields, in_declared_order
 from ._reply import (
     Delta,
     Reply,
@@ -999,15 +999,11 @@ def _text_part(part: object) -> dict[str, Any] | None:
 def _text_first(cls: type) -> bool:
     """Whether ``cls``, a model read by its fields, declares text, thought and signature in order.
 
-    A dump writes them in the order declared. Remembered for each class.
+    Remembered here too, for the check each part makes before the call.
     """
     known = _TEXT_FIRST.get(cls)
     if known is None:
-        names = list(declared(cls))
-        order = [
-            names.index(key) for key in ("text", "thought", "thought_signature") if key in names
-        ]
-        known = _TEXT_FIRST[cls] = len(order) == 3 and order[0] < order[1] < order[2]
+        known = _TEXT_FIRST[cls] = in_declared_order(cls, "text", "thought", "thought_signature")
     return known
 
 

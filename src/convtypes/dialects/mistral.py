@@ -82,7 +82,7 @@ from ._ids import Alnum9Ids, CallIds, usable_alnum9
 from ._json import arguments_json, built, field, parse_arguments, plain, tool_call
 from ._left_out import LeftOut, in_item
 from ._media import image_type
-from ._objects import declared
+from ._objects import in_declared_order
 from ._reply import (
     Delta,
     Reply,
@@ -958,25 +958,6 @@ class _Call:
         return call
 
 
-def _declared_first(cls: type, first: str, then: str) -> bool:
-    """Whether the model class ``cls`` declares the field ``first`` before ``then``.
-
-    A dump writes a model's fields in the order its class declares them.
-    Remembered for each class.
-    """
-    key = (cls, first, then)
-    known = _DECLARED_FIRST.get(key)
-    if known is None:
-        names = list(declared(cls))
-        known = _DECLARED_FIRST[key] = (
-            first in names and then in names and names.index(first) < names.index(then)
-        )
-    return known
-
-
-_DECLARED_FIRST: Final[dict[tuple[type, str, str], bool]] = {}
-
-
 class Accumulator(StreamReader):
     """Builds the messages of a streamed chat completion.
 
@@ -1123,14 +1104,14 @@ class Accumulator(StreamReader):
                     # In the order the dump writes them: the order declared.
                     texts.append(
                         {"text": text, "type": "text"}
-                        if _declared_first(type(piece), "text", "type")
+                        if in_declared_order(type(piece), "text", "type")
                         else {"type": "text", "text": text}
                     )
                     if text:
                         deltas.append(ThinkingDelta(text))
                 pieces.append(
                     {"thinking": texts, "type": "thinking"}
-                    if _declared_first(type(part), "thinking", "type")
+                    if in_declared_order(type(part), "thinking", "type")
                     else {"type": "thinking", "thinking": texts}
                 )
             else:
