@@ -1,0 +1,117 @@
+"""Op logs: a JSONL file of ops, appended whole and read from a byte cursor.
+
+An op log is written as a message oplog is (see ``convtypes._files``): one
+line per op, all the lines of a call in one ``write`` on a file opened with
+``O_APPEND``, under the appenders' lock. The newline ends an op: a line
+without one was never acknowledged (its append had not returned), so a
+reader leaves it for later and the next append cuts it. Since a reply is
+one op, and so one line, no crash can leave half of it.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable
+
+import msgspec
+
+from .._errors import WireError
+from .._files import StrPath, append_lines, is_blank, line_batches
+from .._files import _line_number as line_number
+from .._files import _placed as placed
+from .._nesting import GUARD_BYTES
+from ._ops import AddMessages, LenientOp, UnknownOp, decode_op, encode_op
+
+__all__ = ["append_ops", "read_ops"]
+
+_decode_add = msgspec.json.Decoder(AddMessages).decode
+
+
+def append_ops(path: StrPath, ops: Iterable[LenientOp], *, fsync: bool = True) -> None:
+    """Append ops to an op log, one line each, in one ``write``; create the file if missing.
+
+    Every op is encoded first: one that cannot be raises
+    :class:`convtypes.WireError` naming it (``$[2].messages[0].content``)
+    and nothing is written; what is not an op raises ``TypeError``.
+    Appenders in other threads and processes never interleave, and an
+    append that fails part-way takes back what it wrote.
+
+    A last line without a newline is what an append killed part-way leaves:
+    no call that returned wrote it, and no reader has taken it, so it is cut
+    before the new lines go out (:func:`convtypes.append_jsonl` refuses
+    instead, since a message oplog may have been written by other means).
+
+    ``fsync=True``, the default, makes the ops durable before the call
+    returns, since an op acknowledged to another device must survive a
+    power cut; ``fsync=False`` still loses nothing when only the process
+    dies.
+    """
+    if isinstance(ops, (str, bytes, AddMessages, UnknownOp)) or not isinstance(ops, Iterable):
+        raise TypeError(f"append_ops takes an iterable of ops, got {type(ops).__name__}")
+    lines = []
+    for index, op in enumerate(ops):
+        if not isinstance(op, (AddMessages, UnknownOp)):
+            raise TypeError(f"append_ops writes ops; item {index} is a {type(op).__name__}")
+        try:
+            lines.append(encode_op(op))
+        except WireError as err:
+            raise WireError(err.reason, f"$[{index}]{err.path[1:]}") from None
+    if lines:
+        lines.append(b"")
+        append_lines(path, b"\n".join(lines), fsync=fsync, cut_torn=True)
+
+
+def read_ops(path: StrPath, offset: int = 0) -> tuple[list[LenientOp], int]:
+    """The whole ops of an op log from byte ``offset`` on, and where the next read starts.
+
+    The offset returned is just past the last line that ends with a
+    newline: a replication cursor. Give it to the next call to read only
+    what was appended since. A last line without a newline (an append in
+    flight, or one a crash cut short) is left for that call, and is not an
+    error. Blank lines are skipped.
+
+    Ops are read as :func:`decode_op` reads them, keeping whatever a newer
+    writer added. A whole line that is not an op raises
+    :class:`convtypes.WireError`: ``offset`` is its byte in the file,
+    ``line`` and ``column`` its place (1-based, in bytes), ``path`` the
+    place in the op. ``offset`` must be where a line starts (0, or just
+    past a newline) and not past the end: ``ValueError`` otherwise, which a
+    cursor kept for another file (or for this one before it was replaced)
+    meets.
+    """
+    if type(offset) is not int:
+        raise TypeError(f"read_ops takes an int offset, got {type(offset).__name__}")
+    if offset < 0:
+        raise ValueError(f"read_ops takes an offset from 0, got {offset}")
+    ops: list[LenientOp] = []
+    append = ops.append
+    with open(path, "rb") as file:
+        if offset:
+            file.seek(offset - 1)
+            before = file.read(1)
+            if before != b"\n":
+                where = "past the end of the file" if not before else "not where a line starts"
+                raise ValueError(f"read_ops: offset {offset} is {where}")
+        cursor = offset
+        for first, start, lines in line_batches(file, first_offset=offset):
+            torn = not lines[-1].endswith(b"\n")
+            if torn:
+                lines.pop()
+            rest = iter(lines)
+            for line in rest:
+                try:
+                    append(_decode_add(line) if len(line) < GUARD_BYTES else decode_op(line))
+                except Exception:
+                    try:
+                        append(decode_op(line))
+                    except WireError as err:
+                        if is_blank(line):
+                            continue
+                        index = len(lines) - operator.length_hint(rest) - 1
+                        at = start + sum(map(len, lines[:index]))
+                        number = line_number(file.fileno(), at)
+                        raise placed(err, line.rstrip(b"\r\n"), number, at) from None
+            cursor = start + sum(map(len, lines))
+            if torn:
+                break
+    return ops, cursor
