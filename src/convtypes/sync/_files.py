@@ -10,7 +10,6 @@ one op, and so one line, no crash can leave half of it.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable
 
 import msgspec
@@ -19,7 +18,7 @@ from .._errors import WireError
 from .._files import StrPath, append_lines, is_blank, line_batches
 from .._files import _line_number as line_number
 from .._files import _placed as placed
-from .._nesting import GUARD_BYTES
+from .._nesting import skips_may_overflow
 from ._ops import AddMessages, LenientOp, UnknownOp, decode_op, encode_op
 
 __all__ = ["append_ops", "read_ops"]
@@ -84,7 +83,9 @@ def read_ops(path: StrPath, offset: int = 0) -> tuple[list[LenientOp], int]:
     if offset < 0:
         raise ValueError(f"read_ops takes an offset from 0, got {offset}")
     ops: list[LenientOp] = []
-    append = ops.append
+    # Where msgspec could skip deeper than a small stack holds, every line
+    # goes through decode_op's guard; elsewhere a batch is decoded in C.
+    guarded = skips_may_overflow()
     with open(path, "rb") as file:
         if offset:
             file.seek(offset - 1)
@@ -93,25 +94,38 @@ def read_ops(path: StrPath, offset: int = 0) -> tuple[list[LenientOp], int]:
                 where = "past the end of the file" if not before else "not where a line starts"
                 raise ValueError(f"read_ops: offset {offset} is {where}")
         cursor = offset
-        for first, start, lines in line_batches(file, first_offset=offset):
+        for _, start, lines in line_batches(file, first_offset=offset):
             torn = not lines[-1].endswith(b"\n")
             if torn:
                 lines.pop()
-            rest = iter(lines)
-            for line in rest:
-                try:
-                    append(_decode_add(line) if len(line) < GUARD_BYTES else decode_op(line))
-                except Exception:
-                    try:
-                        append(decode_op(line))
-                    except WireError as err:
-                        if is_blank(line):
-                            continue
-                        index = len(lines) - operator.length_hint(rest) - 1
-                        at = start + sum(map(len, lines[:index]))
-                        number = line_number(file.fileno(), at)
-                        raise placed(err, line.rstrip(b"\r\n"), number, at) from None
+            try:
+                if guarded:
+                    raise _Careful
+                batch = list(map(_decode_add, lines))
+            except Exception:
+                _read_lines(file.fileno(), lines, start, ops)
+            else:
+                for op in batch:
+                    if op.id != f"{op.clock}@{op.device}" or op.after == op.id:
+                        _read_lines(file.fileno(), lines, start, [])  # raises, placed
+                ops += batch
             cursor = start + sum(map(len, lines))
             if torn:
                 break
     return ops, cursor
+
+
+class _Careful(Exception):
+    """Send a batch down the line-by-line path."""
+
+
+def _read_lines(fd: int, lines: list[bytes], start: int, ops: list[LenientOp]) -> None:
+    """Decode ``lines`` one by one into ``ops``; raise the first bad one, placed in the file."""
+    at = start
+    for line in lines:
+        try:
+            ops.append(decode_op(line))
+        except WireError as err:
+            if not is_blank(line):
+                raise placed(err, line.rstrip(b"\r\n"), line_number(fd, at), at) from None
+        at += len(line)
