@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import jsonschema
 import pytest
 
 import convtypes as ct
-from convtypes.sync import AddMessages, Tree, UnknownOp, encode_op
+from convtypes.sync import AddMessages, Tree, UnknownOp, decode_op, encode_op
 from convtypes.sync._schema import ops_schema_text
 
 ROOT = Path(__file__).parent.parent
@@ -87,3 +88,14 @@ def test_the_schema_names_every_field_of_an_op() -> None:
     fields = set(schema["$defs"]["AddMessages"]["properties"])
     assert fields == {"op", *AddMessages.__struct_fields__}
     assert schema["$defs"]["AddMessages"]["required"] == ["op", "id", "device", "clock", "messages"]
+
+
+def test_the_spec_pages_example_op_reads_and_writes_back_byte_for_byte() -> None:
+    page = (ROOT / "docs" / "sync.md").read_text("utf-8")
+    blocks = re.findall(r"```json\n(.*?)\n```", page, re.DOTALL)
+    assert blocks
+    schema = json.loads(CHECKED_IN.read_text("utf-8"))
+    for block in blocks:
+        line = block.encode("utf-8")
+        jsonschema.validate(json.loads(line), schema)
+        assert encode_op(decode_op(line)) == line
