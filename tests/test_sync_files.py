@@ -293,3 +293,17 @@ def test_append_ops_refuses_what_is_not_ops_and_writes_nothing(tmp_path: Path) -
     pin = UnknownOp(op="pin", raw=b'{"op":"pin"}')
     append_ops(path, [pin])
     assert read_ops(path)[0] == [pin]
+
+
+def test_a_newer_line_or_a_blank_one_amid_plain_ones_costs_no_op(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    ops = chain(30)
+    lines = [encode_op(op) + b"\n" for op in ops]
+    newer = NEWER_LOG.splitlines(keepends=True)
+    mixed = [*lines[:10], b"  \n", newer[3], *lines[10:20], b"\r\n", newer[0], *lines[20:]]
+    path.write_bytes(b"".join(mixed))
+    read, cursor = read_ops(path)
+    assert cursor == path.stat().st_size
+    assert [encode_op(op) + b"\n" for op in read] == [
+        *lines[:10], newer[3], *lines[10:20], newer[0], *lines[20:]
+    ]  # fmt: skip
