@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -185,14 +186,13 @@ def run(quick: bool = False) -> str:
             names = list(cases) if round_ % 2 == 0 else list(reversed(cases))
             for name in names:
                 for n in (SMALL, LARGE):
-                    times[name, n].append(_best(lambda: cases[name](n), repeat))
+                    times[name, n].append(_best(partial(cases[name], n), repeat))
         op_bytes = logs[LARGE].stat().st_size
         message_bytes = oplogs[LARGE].stat().st_size
 
     def growth(name: str) -> list[float]:
         return [
-            big / small
-            for big, small in zip(times[name, LARGE], times[name, SMALL], strict=True)
+            big / small for big, small in zip(times[name, LARGE], times[name, SMALL], strict=True)
         ]
 
     def median_ms(name: str, n: int) -> str:
@@ -234,18 +234,16 @@ def run(quick: bool = False) -> str:
         "",
         "| ops | op log | messages' oplog | time | time per byte |",
         "| --- | ---: | ---: | ---: | ---: |",
-        _reading_row(
-            f"{LARGE:,} small messages, one an op", per_line, op_bytes, message_bytes
-        ),
+        _reading_row(f"{LARGE:,} small messages, one an op", per_line, op_bytes, message_bytes),
     ]
     with tempfile.TemporaryDirectory() as folder:
         count = 2_000 if quick else 10_000
-        *ratios, op_bytes, message_bytes = reading(
+        *ratios, session_bytes, session_messages = reading(
             session_ops(count), Path(folder), rounds, repeat
         )
     lines.append(
         _reading_row(
-            f"{count:,} of agent sessions, a reply one op", ratios, op_bytes, message_bytes
+            f"{count:,} of agent sessions, a reply one op", ratios, session_bytes, session_messages
         )
     )
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from typing import Any
 
@@ -77,9 +78,7 @@ def test_op_id_is_clock_at_device_whatever_the_device_holds() -> None:
         ({"id": 3}, "$.id", "expected str, got int"),
     ],
 )
-def test_building_a_bad_op_names_the_field(
-    fields: dict[str, Any], path: str, reason: str
-) -> None:
+def test_building_a_bad_op_names_the_field(fields: dict[str, Any], path: str, reason: str) -> None:
     given: dict[str, Any] = {"id": "1@a", "device": "a", "clock": 1, "messages": [USER]}
     given.update(fields)
     with pytest.raises(ct.WireError) as caught:
@@ -88,31 +87,44 @@ def test_building_a_bad_op_names_the_field(
     assert caught.value.reason.startswith(reason)
 
 
-GOOD = b'"messages":[{"role":"user","content":"x"}]'
+BASE: dict[str, Any] = {
+    "op": "add",
+    "id": "1@a",
+    "device": "a",
+    "clock": 1,
+    "messages": [{"role": "user", "content": "x"}],
+}
+DROP = object()
+
+
+def line(**changes: Any) -> bytes:
+    """An op's line: BASE with ``changes`` (``DROP`` leaves a field out)."""
+    doc = {key: value for key, value in {**BASE, **changes}.items() if value is not DROP}
+    return json.dumps(doc, separators=(",", ":")).encode()
 
 
 @pytest.mark.parametrize(
-    ("line", "path", "reason"),
+    ("data", "path", "reason"),
     [
-        (b'{"op":"add","id":"2@a","device":"a","clock":1,' + GOOD + b"}", "$.id", "expected the id 1@a"),
-        (b'{"op":"add","id":"1@a","device":"a","clock":1,"messages":[]}', "$.messages", "expected at least one message"),
-        (b'{"op":"add","id":"1@a","device":"a","clock":"1",' + GOOD + b"}", "$.clock", "expected int, got str"),
-        (b'{"op":"add","id":"0@a","device":"a","clock":0,' + GOOD + b"}", "$.clock", "expected a clock in 1.."),
-        (b'{"op":"add","id":"1@","device":"","clock":1,' + GOOD + b"}", "$.device", "expected a device name"),
-        (b'{"op":"add","id":"1@a","device":"a","clock":1,"messages":[{"role":"user","content":3}]}', "$.messages[0].content", "expected str, got int"),
-        (b'{"op":"add","id":"1@a","device":"a","clock":1}', "$", "missing required field 'messages'"),
-        (b'{"op":"add","device":"a","clock":1,' + GOOD + b"}", "$", "missing required field 'id'"),
-        (b'{"id":"1@a"}', "$", "missing required field 'op'"),
-        (b'{"op":3}', "$.op", "expected str, got int"),
+        (line(id="2@a"), "$.id", "expected the id 1@a"),
+        (line(messages=[]), "$.messages", "expected at least one message"),
+        (line(clock="1"), "$.clock", "expected int, got str"),
+        (line(clock=0, id="0@a"), "$.clock", "expected a clock in 1.."),
+        (line(device="", id="1@"), "$.device", "expected a device name"),
+        (line(messages=[{"role": "user", "content": 3}]), "$.messages[0].content", "expected str"),
+        (line(messages=DROP), "$", "missing required field 'messages'"),
+        (line(id=DROP), "$", "missing required field 'id'"),
+        (line(op=DROP), "$", "missing required field 'op'"),
+        (line(op=3), "$.op", "expected str, got int"),
         (b"[1]", "$", "expected object, got array"),
         (b'{"op":"add","id":"1@a"', "$.id", "expected more JSON"),
-        (b'{"op":"add","id":"1@a","device":"a","clock":1,"after":"1@a",' + GOOD + b"}", "$.after", "expected an op to follow"),
-        (b'{"op":"add","id":"1@a","device":"a","clock":1,"after":7,' + GOOD + b"}", "$.after", "expected str | null, got int"),
+        (line(after="1@a"), "$.after", "expected an op to follow"),
+        (line(after=7), "$.after", "expected str | null, got int"),
     ],
-)  # fmt: skip
-def test_reading_a_bad_op_names_the_place(line: bytes, path: str, reason: str) -> None:
+)
+def test_reading_a_bad_op_names_the_place(data: bytes, path: str, reason: str) -> None:
     with pytest.raises(ct.WireError) as caught:
-        decode_op(line)
+        decode_op(data)
     assert caught.value.path == path
     assert caught.value.reason.startswith(reason), caught.value.reason
 
@@ -166,8 +178,8 @@ def test_the_schema_of_a_message_inside_an_op_is_the_transcripts() -> None:
     line = encode_op(add(1, "a", None, USER, CALL, RESULT, ANSWER))
     spaced = line.replace(b'"op":"add",', b'"op" : "add" , "later":1,')
     fast, careful = decode_op(line), decode_op(spaced)
-    assert isinstance(careful, AddMessages)
-    assert fast.messages == careful.messages  # type: ignore[union-attr]
+    assert isinstance(fast, AddMessages) and isinstance(careful, AddMessages)
+    assert fast.messages == careful.messages
     assert msgspec.structs.asdict(fast) == msgspec.structs.asdict(careful)
 
 
@@ -204,7 +216,7 @@ def test_regenerate_is_a_sibling_and_the_latest_write_is_the_head() -> None:
 
 def test_a_tie_in_clocks_goes_to_the_device_that_sorts_last() -> None:
     root = add(1, "a", None, USER)
-    ops = [root, add(2, "b", root.id, ANSWER), add(2, "c", root.id, ANSWER), add(2, "Z", root.id, ANSWER)]
+    ops = [root, *(add(2, device, root.id, ANSWER) for device in ("b", "c", "Z"))]
     for order in (ops, ops[::-1], [ops[2], ops[0], ops[3], ops[1]]):
         tree = fold(order)
         assert tree.heads() == ["2@c", "2@b", "2@Z"]

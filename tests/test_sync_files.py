@@ -209,7 +209,8 @@ def test_a_newer_writers_log_survives_fold_and_resave_byte_for_byte(tmp_path: Pa
     # And the tree keeps going on top of what it does not know.
     op = tree.append([ct.AssistantMessage(content="you are welcome")], after="3@phone", device="b")
     assert op.clock == 4
-    assert ct.encode(tree.transcript()).startswith(b'[{"role":"system","content":"Be terse.","cache":"1h"}')
+    system = b'[{"role":"system","content":"Be terse.","cache":"1h"}'
+    assert ct.encode(tree.transcript()).startswith(system)
 
 
 def test_a_corrupt_whole_line_names_its_place_in_the_file(tmp_path: Path) -> None:
@@ -217,7 +218,9 @@ def test_a_corrupt_whole_line_names_its_place_in_the_file(tmp_path: Path) -> Non
     good = chain(2)
     append_ops(path, good)
     first = path.stat().st_size
-    bad = b'{"op":"add","id":"3@a","device":"a","clock":3,"messages":[{"role":"user","content":5}]}\n'
+    bad = (
+        b'{"op":"add","id":"3@a","device":"a","clock":3,"messages":[{"role":"user","content":5}]}\n'
+    )
     with path.open("ab") as out:
         out.write(b"\n" + bad + encode_op(chain(1, first=4)[0]) + b"\n")
     with pytest.raises(ct.WireError) as caught:
@@ -236,7 +239,9 @@ def test_a_bad_id_in_a_batch_is_placed_too(tmp_path: Path) -> None:
     append_ops(path, chain(3))
     size = path.stat().st_size
     with path.open("ab") as out:
-        out.write(b'{"op":"add","id":"7@a","device":"a","clock":4,"messages":[{"role":"user","content":"x"}]}\n')
+        out.write(
+            b'{"op":"add","id":"7@a","device":"a","clock":4,"messages":[{"role":"user","content":"x"}]}\n'
+        )
     with pytest.raises(ct.WireError) as caught:
         read_ops(path)
     assert caught.value.path == "$.id"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 import convtypes as ct
@@ -68,14 +68,15 @@ def test_ops_validate_and_broken_ones_do_not() -> None:
     jsonschema.validate(newer, schema)
     assert UnknownOp(op="pin", raw=json.dumps(newer).encode()).op == "pin"
     good = json.loads(_ops()[0])
-    for change in (
+    changes: tuple[dict[str, object], ...] = (
         {"clock": 0},
         {"device": ""},
         {"id": "phone"},
         {"messages": []},
         {"after": 3},
         {"messages": [{"role": "user", "content": 5}]},
-    ):
+    )
+    for change in changes:
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({**good, **change}, schema)
     missing = {key: value for key, value in good.items() if key != "messages"}

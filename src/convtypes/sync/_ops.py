@@ -185,7 +185,6 @@ class AddMessages(_Op, frozen=True, kw_only=True, tag="add"):
     _nested: ClassVar[tuple[str, ...]] = ("messages",)
 
 
-
 Op = Union[AddMessages]
 """An op of a kind this version knows (today only :class:`AddMessages`)."""
 

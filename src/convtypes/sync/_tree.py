@@ -127,7 +127,7 @@ class Tree:
             child = stack.pop()
             joined.add(child)
             leaves.add(child)
-            leaves.discard(self._ops[child].after)  # type: ignore[arg-type]
+            leaves.discard(self._ops[child].after)
             stack.extend(waiting.pop(child, ()))
 
     def _rival(self, existing: AddMessages, op: AddMessages) -> bool:
@@ -227,7 +227,7 @@ class Tree:
     @property
     def conflicts(self) -> list[AddMessages]:
         """Ops that lost to another op with the same id (see the module's rules)."""
-        lost = []
+        lost: list[AddMessages] = []
         for node, rivals in sorted(self._rivals.items()):
             lost.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] is not self._ops[node])
         return lost
@@ -239,15 +239,13 @@ class Tree:
         before its rivals), then unknown ones by their JSON; the same list
         for the same set of ops, in whatever order they came.
         """
-        held: list[LenientOp] = sorted(self._ops.values(), key=lambda op: (op.clock, op.device))
-        if self._rivals:
-            placed: list[LenientOp] = []
-            for op in held:
-                placed.append(op)
-                rivals = self._rivals.get(op.id)  # type: ignore[union-attr]
-                if rivals:
-                    placed.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] is not op)
-            held = placed
+        nodes = sorted(self._ops.values(), key=lambda op: (op.clock, op.device))
+        held: list[LenientOp] = []
+        for op in nodes:
+            held.append(op)
+            rivals = self._rivals.get(op.id)
+            if rivals:
+                held.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] is not op)
         held.extend(self.unknown)
         return held
 
@@ -281,7 +279,8 @@ class Tree:
         items = list(messages)
         for index, item in enumerate(items):
             if not isinstance(item, _MESSAGE_KINDS):
-                raise TypeError(f"Tree.append adds messages; item {index} is a {type(item).__name__}")
+                kind = type(item).__name__
+                raise TypeError(f"Tree.append adds messages; item {index} is a {kind}")
         if not items:
             raise BranchError("no-messages", "an op adds at least one message")
         base = [] if after is None else self.transcript(after)
@@ -301,7 +300,9 @@ class Tree:
 
 def _new_problems(base: list[LenientMessage], added: list[LenientMessage]) -> list[Problem]:
     """The refused problems that ``base + added`` has and ``base`` had not."""
-    before = Counter(p for p in check_conversation(base) if p.code in REFUSED) if base else Counter()
+    before: Counter[Problem] = Counter()
+    if base:
+        before.update(p for p in check_conversation(base) if p.code in REFUSED)
     new = []
     for problem in check_conversation([*base, *added]):
         if problem.code not in REFUSED:
