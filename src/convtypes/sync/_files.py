@@ -13,18 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import msgspec
-
 from .._errors import WireError
 from .._files import StrPath, append_lines, is_blank, line_batches
 from .._files import _line_number as line_number
 from .._files import _placed as placed
 from .._nesting import skips_may_overflow
-from ._ops import AddMessages, LenientOp, UnknownOp, decode_op, encode_op
+from ._ops import AddMessages, LenientOp, UnknownOp, decode_add, decode_op, encode_op
 
 __all__ = ["append_ops", "read_ops"]
-
-_decode_add = msgspec.json.Decoder(AddMessages).decode
 
 
 def append_ops(path: StrPath, ops: Iterable[LenientOp], *, fsync: bool = True) -> None:
@@ -99,7 +95,7 @@ def read_ops(path: StrPath, offset: int = 0) -> tuple[list[LenientOp], int]:
             torn = not lines[-1].endswith(b"\n")
             if torn:
                 lines.pop()
-            batch = _decode_batch(lines, decode_op if guarded else _decode_add)
+            batch = _decode_batch(lines, decode_op if guarded else decode_add)
             if batch is None or not _ids_hold(batch):
                 _read_lines(file.fileno(), lines, start, [])  # raises, placed in the file
             else:

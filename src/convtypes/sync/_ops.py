@@ -16,8 +16,8 @@ survive: nothing a reader verifies depends on them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, TypeVar, Union
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, TypeVar, Union, cast
 
 import msgspec
 from msgspec import Meta, Struct
@@ -41,6 +41,7 @@ __all__ = [
     "Op",
     "UnknownOp",
     "check_id",
+    "decode_add",
     "decode_op",
     "encode_op",
     "op_id",
@@ -216,7 +217,21 @@ LenientOp = Union[AddMessages, UnknownOp]
 
 # ---------------------------------------------------------------- the codec
 
-_decode_add: Final = msgspec.json.Decoder(AddMessages).decode
+
+class _NoKind(Struct, frozen=True, gc=False, tag_field="op", tag=""):
+    """Never decoded (its one field takes no value): beside it in a union,
+    ``AddMessages`` must carry its ``"op"``, which msgspec does not ask of a
+    tagged class decoded alone."""
+
+    never: Annotated[int, Meta(ge=1, le=0)]
+
+
+# It never returns a _NoKind, so it is typed as what it returns.
+decode_add: Final = cast(
+    "Callable[[Any], AddMessages]", msgspec.json.Decoder(Union[AddMessages, _NoKind]).decode
+)
+"""The fast path: msgspec's C decoder alone, for an ``add`` op of the current
+format. It raises for anything else (careful path), and does not check ids."""
 _FIELDS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _TEXT: Final = msgspec.json.Decoder(str).decode
 _OPTIONAL_TEXT: Final = msgspec.json.Decoder(Union[str, None]).decode
@@ -281,7 +296,7 @@ def decode_op(data: bytes | bytearray | memoryview | str) -> LenientOp:
     """
     if len(data) < GUARD_BYTES or not skips_may_overflow() or skip_is_bounded(data):
         try:
-            op = _decode_add(data)
+            op = decode_add(data)
         except Exception:
             pass
         else:
