@@ -6,7 +6,8 @@
 The ops are a long conversation among three devices: each op adds one of the
 small messages of corpus.py after the op before it, and every tenth op is a
 regenerated reply (a sibling of the op before it). Two sizes, 25,000 and
-100,000 ops, so that 4x the ops shows how the time grows.
+100,000 ops (10,000 and 40,000 with ``--quick``), so that 4x the ops shows
+how the time grows.
 
 - ``fold`` is set beside the least any fold does: a plain dict of the ops by
   id. Once with the ops in order, once shuffled (most ops then wait for the
@@ -45,7 +46,8 @@ except ImportError:  # run from a checkout without an install
     import convtypes as ct
 from convtypes import sync  # noqa: E402
 
-SMALL, LARGE = 25_000, 100_000
+FULL = (25_000, 100_000)
+QUICK = (10_000, 40_000)
 DEVICES = ("phone", "laptop", "desk")
 
 
@@ -151,21 +153,26 @@ def _spread(values: list[float]) -> str:
 
 
 def run(quick: bool = False) -> str:
+    small, large = QUICK if quick else FULL
+    return _run(quick, small, large)
+
+
+def _run(quick: bool, small: int, large: int) -> str:
     rounds = 2 if quick else 5
     repeat = 2 if quick else 3
-    ops = {size: conversation(size) for size in (SMALL, LARGE)}
+    ops = {size: conversation(size) for size in (small, large)}
     shuffled = {}
     for size, held in ops.items():
         mixed = held[:]
         random.Random(size).shuffle(mixed)
         shuffled[size] = mixed
     # Every fold agrees, in either order.
-    for size in (SMALL, LARGE):
+    for size in (small, large):
         assert sync.fold(ops[size]).heads() == sync.fold(shuffled[size]).heads()
 
     with tempfile.TemporaryDirectory() as folder:
         logs, oplogs = {}, {}
-        for size in (SMALL, LARGE):
+        for size in (small, large):
             logs[size] = Path(folder) / f"ops-{size}.jsonl"
             oplogs[size] = Path(folder) / f"messages-{size}.jsonl"
             sync.append_ops(logs[size], ops[size], fsync=False)
@@ -180,19 +187,19 @@ def run(quick: bool = False) -> str:
             "iter_jsonl": lambda n: sum(1 for _ in ct.iter_jsonl(oplogs[n])),
         }
         times: dict[tuple[str, int], list[float]] = {
-            (name, n): [] for name in cases for n in (SMALL, LARGE)
+            (name, n): [] for name in cases for n in (small, large)
         }
         for round_ in range(rounds):
             names = list(cases) if round_ % 2 == 0 else list(reversed(cases))
             for name in names:
-                for n in (SMALL, LARGE):
+                for n in (small, large):
                     times[name, n].append(_best(partial(cases[name], n), repeat))
-        op_bytes = logs[LARGE].stat().st_size
-        message_bytes = oplogs[LARGE].stat().st_size
+        op_bytes = logs[large].stat().st_size
+        message_bytes = oplogs[large].stat().st_size
 
     def growth(name: str) -> list[float]:
         return [
-            big / small for big, small in zip(times[name, LARGE], times[name, SMALL], strict=True)
+            big / small for big, small in zip(times[name, large], times[name, small], strict=True)
         ]
 
     def median_ms(name: str, n: int) -> str:
@@ -201,11 +208,11 @@ def run(quick: bool = False) -> str:
     dict_growth = growth("dict")
     lines = [
         f"A conversation of three devices, one small message per op, a regenerated reply "
-        f"every tenth op; {SMALL:,} and {LARGE:,} ops. Medians of {rounds} interleaved "
+        f"every tenth op; {small:,} and {large:,} ops. Medians of {rounds} interleaved "
         "rounds (each the best of "
         f"{repeat}), the range in brackets.",
         "",
-        f"| case | {SMALL:,} ops | {LARGE:,} ops | 4x the ops grows the time | "
+        f"| case | {small:,} ops | {large:,} ops | 4x the ops grows the time | "
         "growth vs the dict's |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
@@ -220,11 +227,11 @@ def run(quick: bool = False) -> str:
         grown = growth(name)
         versus = [g / d for g, d in zip(grown, dict_growth, strict=True)]
         lines.append(
-            f"| {label} | {median_ms(name, SMALL)} | {median_ms(name, LARGE)} | "
+            f"| {label} | {median_ms(name, small)} | {median_ms(name, large)} | "
             f"{_spread(grown)} | {_spread(versus)} |"
         )
     per_line = [
-        r / i for r, i in zip(times["read_ops", LARGE], times["iter_jsonl", LARGE], strict=True)
+        r / i for r, i in zip(times["read_ops", large], times["iter_jsonl", large], strict=True)
     ]
     lines += [
         "",
@@ -234,7 +241,7 @@ def run(quick: bool = False) -> str:
         "",
         "| ops | op log | messages' oplog | time | time per byte |",
         "| --- | ---: | ---: | ---: | ---: |",
-        _reading_row(f"{LARGE:,} small messages, one an op", per_line, op_bytes, message_bytes),
+        _reading_row(f"{large:,} small messages, one an op", per_line, op_bytes, message_bytes),
     ]
     with tempfile.TemporaryDirectory() as folder:
         count = 2_000 if quick else 10_000

@@ -200,6 +200,9 @@ class Tree:
             )
         raise BranchError("unknown-node", f"no node has the id {node!r}")
 
+    def __repr__(self) -> str:
+        return f"Tree({len(self._joined)} nodes, heads={self.heads()!r})"
+
     def __contains__(self, node: object) -> bool:
         """Whether ``node`` is the id of a joined node."""
         return node in self._joined
