@@ -330,8 +330,12 @@ def test_append_refuses_a_result_that_answers_nothing_on_the_branch() -> None:
 def test_problems_a_branch_already_had_do_not_block_it() -> None:
     # A writer that did not check sent a user turn over an open call.
     bad = fold([add(1, "x", None, USER, CALL, USER)])
-    op = bad.append([ANSWER], after="1@x", device="a")
+    op = bad.append([ct.UserMessage(content="again")], after="1@x", device="a")
     assert bad.head == op.id
+    # A new problem on such a branch is still refused: c1's turn is over.
+    with pytest.raises(BranchError) as caught:
+        bad.append([RESULT], after=op.id, device="a")
+    assert caught.value.code == "unknown-call"
 
 
 @pytest.mark.parametrize(

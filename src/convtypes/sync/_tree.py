@@ -26,7 +26,13 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from .._conversation import Problem, check_conversation
-from .._messages import MESSAGE_TYPES, LenientMessage
+from .._messages import (
+    MESSAGE_TYPES,
+    LenientMessage,
+    ToolResultMessage,
+    UserMessage,
+    UserMultimodalMessage,
+)
 from .._unknown import UnknownMessage
 from ._ops import MAX_CLOCK, AddMessages, LenientOp, UnknownOp, encode_op, op_id
 
@@ -301,15 +307,27 @@ class Tree:
         return op
 
 
+# Only these messages can bring a refused problem: a user turn (over an open
+# call) and a tool result (answering nothing).
+_CHECKED: Final = (UserMessage, UserMultimodalMessage, ToolResultMessage)
+
+
 def _new_problems(base: list[LenientMessage], added: list[LenientMessage]) -> list[Problem]:
-    """The refused problems that ``base + added`` has and ``base`` had not."""
+    """The refused problems that ``base + added`` has and ``base`` had not.
+
+    Usually one pass over the branch, and none when the added messages hold
+    no user turn and no tool result (a reply).
+    """
+    if not any(isinstance(message, _CHECKED) for message in added):
+        return []
+    found = [p for p in check_conversation([*base, *added]) if p.code in REFUSED]
+    if not found:
+        return []
     before: Counter[Problem] = Counter()
     if base:
         before.update(p for p in check_conversation(base) if p.code in REFUSED)
     new = []
-    for problem in check_conversation([*base, *added]):
-        if problem.code not in REFUSED:
-            continue
+    for problem in found:
         if before[problem]:
             before[problem] -= 1
         else:
