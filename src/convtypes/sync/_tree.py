@@ -72,7 +72,8 @@ class Tree:
     Build one with :func:`fold`, or empty with ``Tree()``, and give it ops
     with :meth:`apply` as they arrive, in any order and as often as they
     come. The module's docstring gives the rules that make every device
-    holding the same ops see the same tree.
+    holding the same ops see the same tree. A tree is not locked: share one
+    between threads only behind a lock of your own.
     """
 
     __slots__ = ("_clock", "_joined", "_leaves", "_ops", "_rivals", "_unknown", "_waiting")
@@ -95,12 +96,23 @@ class Tree:
         ``TypeError`` for what is not an op.
         """
         if isinstance(op, AddMessages):
-            existing = self._ops.get(op.id)
+            node = op.id
+            existing = self._ops.get(node)
             if existing is None:
-                self._ops[op.id] = op
+                self._ops[node] = op
                 if op.clock > self._clock:
                     self._clock = op.clock
-                self._place(op)
+                # _place, written out: this is the whole cost of a fold.
+                after = op.after
+                if after is None or after in self._joined:
+                    self._joined.add(node)
+                    self._leaves.add(node)
+                    if after is not None:
+                        self._leaves.discard(after)
+                    if node in self._waiting:
+                        self._release(node)
+                else:
+                    self._waiting.setdefault(after, []).append(node)
                 return True
             if existing == op:
                 return False
