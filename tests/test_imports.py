@@ -88,7 +88,7 @@ def test_import_convtypes_loads_no_optional_layer() -> None:
         import convtypes
         optional = [m for m in sys.modules
                     if m == "hypothesis" or m.startswith(("hypothesis.", "convtypes.strategies",
-                                                          "convtypes.dialects"))]
+                                                          "convtypes.dialects", "convtypes.sync"))]
         print(optional)
         """
     )

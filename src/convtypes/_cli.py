@@ -447,7 +447,12 @@ def _shown(finding: Finding, form: str) -> str:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    sys.stdout.write(transcript_schema_text())
+    if args.ops:
+        from .sync._schema import ops_schema_text  # the sync package, only when asked
+
+        sys.stdout.write(ops_schema_text())
+    else:
+        sys.stdout.write(transcript_schema_text())
     return 0
 
 
@@ -541,6 +546,9 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of a transcript")
+    schema.add_argument(
+        "--ops", action="store_true", help="the schema of one op of an op log (convtypes.sync)"
+    )
     schema.set_defaults(run=_schema)
 
     fence = commands.add_parser("fence", help="wrap a file or standard input as external content")

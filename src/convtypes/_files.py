@@ -483,7 +483,18 @@ def append_jsonl(path: StrPath, messages: Iterable[LenientMessage], *, fsync: bo
     files" in SECURITY.md for what a crash can leave behind, and for the
     limits (NFS, batches of gigabytes, Windows).
     """
-    data = _oplog_bytes(messages)
+    append_lines(path, _oplog_bytes(messages), fsync=fsync)
+
+
+def append_lines(path: StrPath, data: bytes, *, fsync: bool, cut_torn: bool = False) -> None:
+    """Append ``data``, whole lines each ending in ``\\n``, as :func:`append_jsonl` does.
+
+    The one appender: one ``write`` under the lock, taken back if it fails,
+    synced with ``fsync``. A file whose last line has no newline is refused
+    with :class:`TornLineError`, or, with ``cut_torn``, that line is cut
+    first (for a format whose newline is the mark of a finished append, so
+    that such a line was never acknowledged; see ``convtypes.sync``).
+    """
     name = os.fsdecode(path)
     fd, created = _open_for_append(name)
     try:
@@ -491,14 +502,17 @@ def append_jsonl(path: StrPath, messages: Iterable[LenientMessage], *, fsync: bo
         size = os.fstat(fd).st_size
         if size and _read_at(fd, size - 1, 1) != b"\n":
             start = _last_line_start(fd, size)
-            raise TornLineError(
-                "expected the file to end with a newline, but its last line is torn or "
-                "unfinished; call repair_jsonl(path) before appending",
-                "$",
-                size,
-                _line_number(fd, start),
-                size - start + 1,
-            )
+            if not cut_torn:
+                raise TornLineError(
+                    "expected the file to end with a newline, but its last line is torn or "
+                    "unfinished; call repair_jsonl(path) before appending",
+                    "$",
+                    size,
+                    _line_number(fd, start),
+                    size - start + 1,
+                )
+            os.ftruncate(fd, start)
+            size = start
         try:
             _write_all(fd, data)
         except BaseException:
