@@ -17,11 +17,30 @@ from typing import Final, Union
 
 import msgspec
 
-from ._canonical import canonical_of_builtins, fast_or_exact
+from ._canonical import canonical_of_builtins, fast_or_exact, splice
 from ._codec import encode, enc_hook
-from ._content import CONTENT_BLOCK_TYPES, ContentBlock
+from ._content import (
+    CONTENT_BLOCK_TYPES,
+    AudioBase64Block,
+    AudioPathBlock,
+    AudioUrlBlock,
+    ContentBlock,
+    ImageBase64Block,
+    ImageUrlBlock,
+    TextBlock,
+)
 from ._errors import WireError
-from ._messages import MESSAGE_TYPES, LenientMessage, ThinkingBlock, ToolCall
+from ._messages import (
+    MESSAGE_TYPES,
+    AssistantMessage,
+    LenientMessage,
+    SystemMessage,
+    ThinkingBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    UserMultimodalMessage,
+)
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import is_carrier
 
@@ -40,6 +59,22 @@ _ADDRESS: Final = re.compile(r"sha256:[0-9a-f]{64}")
 _SORTED: Final = msgspec.json.Encoder(order="sorted", enc_hook=enc_hook)
 _decode: Final = msgspec.json.decode
 _PLAIN: Final = frozenset((*MESSAGE_TYPES, *CONTENT_BLOCK_TYPES, ToolCall, ThinkingBlock))
+# Values whose every field is text (or an integer, or a provenance): the
+# sorted bytes are canonical as they are.
+_TEXTS_ONLY: Final = frozenset(
+    (
+        SystemMessage,
+        UserMessage,
+        ToolResultMessage,
+        ThinkingBlock,
+        TextBlock,
+        ImageBase64Block,
+        ImageUrlBlock,
+        AudioPathBlock,
+        AudioUrlBlock,
+        AudioBase64Block,
+    )
+)
 _ACCEPTS: Final = "a message, content block, tool call or thinking block"
 
 
@@ -62,6 +97,19 @@ def canonical(value: Addressable) -> bytes:
             written = _SORTED.encode(value)
         except Exception:
             return _exact(value)
+        # Keys outside free-form JSON are ASCII and texts need nothing, so
+        # only the JSON a value holds (and an fps, a float) may need work.
+        if kind in _TEXTS_ONLY:
+            return written
+        if kind is AssistantMessage:
+            for call in value.tool_calls:  # type: ignore[union-attr]
+                written = splice(written, call.arguments)
+            return written
+        if kind is UserMultimodalMessage and all(
+            type(block) in _TEXTS_ONLY or getattr(block, "fps", 0) is None
+            for block in value.content  # type: ignore[union-attr]
+        ):
+            return written
         return fast_or_exact(written)
     if kind is UnknownMessage or kind is UnknownBlock or (
         isinstance(value, (*_PLAIN, UnknownMessage, UnknownBlock)) and is_carrier(kind)

@@ -31,7 +31,6 @@ hold the two paths to each other and to an independent RFC 8785 package.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -47,30 +46,52 @@ __all__ = [
     "fast_or_exact",
     "json_equal",
     "json_hash",
+    "splice",
 ]
 
-# A float as msgspec writes it: after ``:``, ``[`` or ``,``, digits then
-# ``.`` or ``e`` (msgspec always writes one of them in a float, never in an
-# integer). Text may hold the same pattern; that only costs the exact path.
-_FLOAT: Final = re.compile(rb"[:,\[]-?[0-9]+[.e]")
-# The first byte of a character beyond U+FFFF in UTF-8.
-_ASTRAL: Final = re.compile(rb"[\xf0-\xf4]")
-
 _SORTED: Final = msgspec.json.Encoder(order="sorted")
+_IN_ORDER: Final = msgspec.json.Encoder()
 _decode: Final = msgspec.json.decode
 _write_text: Final = msgspec.json.encode
+# The first bytes of characters beyond U+FFFF in UTF-8.
+_ASTRAL: Final = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+
+
+def _astral(written: bytes) -> bool:
+    """Whether UTF-8 ``written`` holds a character beyond U+FFFF."""
+    if written.isascii():
+        return False
+    return any(lead in written for lead in _ASTRAL)
 
 
 def fast_or_exact(written: bytes) -> bytes:
     """Canonical bytes from msgspec's key-sorted bytes of a value.
 
-    ``written`` is returned as it is when it is canonical already (no float,
-    no character beyond U+FFFF); otherwise it is read back and written by
-    the exact path.
+    msgspec writes a float with a ``.`` or an ``e``; where neither byte
+    appears there is none, and where one does the bytes are read back with
+    each float in its ECMAScript form (a C decode and encode, cheaper than
+    any scan in Python). A character beyond U+FFFF sends the value to the
+    exact path, which sorts keys by UTF-16.
     """
-    if _FLOAT.search(written) is None and (written.isascii() or _ASTRAL.search(written) is None):
-        return written
-    return canonical_of_builtins(_decode(written))
+    fixed = written
+    if b"." in fixed or b"e" in fixed:
+        fixed = _IN_ORDER.encode(_FLOATS_AS_ES.decode(fixed))
+    if _astral(fixed):
+        return canonical_of_builtins(_decode(written))
+    return fixed
+
+
+def splice(written: bytes, value: Any) -> bytes:
+    """``written`` (sorted bytes holding the JSON ``value``) with ``value`` made canonical.
+
+    The sorted bytes of a JSON object appear in ``written`` only as that
+    object (``{"`` never appears inside a string), and canonical bytes are
+    the same standalone or nested; so replacing them replaces only the
+    value, wherever it occurs.
+    """
+    mine = _SORTED.encode(value)
+    fixed = fast_or_exact(mine)
+    return written if fixed == mine else written.replace(mine, fixed)
 
 
 def canonical_json(value: Any) -> bytes:
@@ -164,6 +185,22 @@ def _text(text: str, where: list[str | int]) -> bytes:
     return written
 
 
+def _es_literal(literal: str) -> msgspec.Raw:
+    # The literals read here are msgspec's own: the shortest digits, laid
+    # out in decimal wherever ECMAScript lays them out in decimal too, but
+    # with ".0" on an integer; only an exponent needs the full layout.
+    if "e" not in literal:
+        if literal.endswith(".0"):
+            literal = literal[:-2] if literal != "-0.0" else "0"
+        return msgspec.Raw(literal)
+    return msgspec.Raw(es_number(float(literal)))
+
+
+# Reads JSON with every float (a literal with a fraction or an exponent) as
+# its ECMAScript form, ready to be written back as it is.
+_FLOATS_AS_ES: Final = msgspec.json.Decoder(float_hook=_es_literal)
+
+
 def es_number(value: float) -> str:
     """A finite double as ECMAScript's ``Number.prototype.toString`` writes it.
 
@@ -173,8 +210,13 @@ def es_number(value: float) -> str:
     """
     if value == 0:
         return "0"
+    shortest = repr(value)
+    if "e" not in shortest:
+        # Between 1e-4 and 1e16, repr lays the digits out as ECMAScript
+        # does, but for the ".0" it gives an integer.
+        return shortest[:-2] if shortest.endswith(".0") else shortest
     sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(value)).partition("e")
+    mantissa, _, exponent = shortest.lstrip("-").partition("e")
     whole, _, fraction = mantissa.partition(".")
     digits = whole + fraction
     # The value is 0.DIGITS times ten to the point.
@@ -215,8 +257,8 @@ def json_equal(left: Any, right: Any, fallback: Callable[[Any, Any], bool] | Non
         return bool(left == right) if fallback is None else fallback(left, right)
     if first == second:
         return True
-    if _FLOAT.search(first) is None and _FLOAT.search(second) is None:
-        return False
+    if b"." not in first and b"e" not in first and b"." not in second and b"e" not in second:
+        return False  # no float: the sorted bytes differ as the values do
     return fast_or_exact(first) == fast_or_exact(second)
 
 
