@@ -41,6 +41,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
+from ._provenance import Provenance, UnknownProvenance
 from ._unknown import UnknownBlock, UnknownMessage
 from ._value import is_carrier
 
@@ -96,7 +97,7 @@ def canonical(value: Addressable) -> bytes:
         try:
             written = _SORTED.encode(value)
         except Exception:
-            return _exact(value)
+            raise _unwritable(value) from None
         # Keys outside free-form JSON are ASCII and texts need nothing, so
         # only the JSON a value holds (and an fps, a float) may need work.
         if kind in _TEXTS_ONLY:
@@ -121,6 +122,28 @@ def canonical(value: Addressable) -> bytes:
 def _exact(value: Addressable) -> bytes:
     """Canonical bytes by way of the wire bytes ``encode`` writes, unknown fields and all."""
     return canonical_of_builtins(_decode(encode(value)))
+
+
+def _unwritable(value: object) -> WireError:
+    """The error for a value holding what JSON cannot carry (put there in place), with its path."""
+    try:
+        canonical_of_builtins(_as_builtins(value))
+    except WireError as err:
+        return err
+    return WireError("cannot encode the value", "$")  # pragma: no cover - found above
+
+
+def _as_builtins(value: object) -> object:
+    """A value's fields as dicts and lists, JSON left as it is: enough to find a bad place."""
+    if isinstance(value, msgspec.Struct):
+        return {name: _as_builtins(getattr(value, name)) for name in value.__struct_fields__}
+    if type(value) is tuple:
+        return [_as_builtins(item) for item in value]
+    if isinstance(value, Provenance):
+        return value.value
+    if isinstance(value, (UnknownProvenance, UnknownMessage, UnknownBlock)):
+        return None
+    return value
 
 
 def _address_of(value: Addressable) -> str:

@@ -321,9 +321,12 @@ def _carrier_hash(self: Any) -> int:
     # The public class's hash, and the unknown fields hashed as JSON; with
     # none, the hash of the public value it equals.
     public: Any = public_class(type(self))
-    known: int = public.__hash__(self)
     unknown = unknown_fields(self)
-    return hash((known, hash_json(unknown))) if unknown else known
+    if not unknown:
+        plain: int = hash(_construct(public, **_fields(self)))
+        return plain
+    known: int = public.__hash__(self)
+    return hash((known, hash_json(unknown)))
 
 
 def _carrier_copy(self: Any) -> Any:
