@@ -497,3 +497,52 @@ def test_hash_is_the_same_in_every_process() -> None:
         for _ in range(2)
     }
     assert len(runs) == 1
+
+
+# --- the command line --------------------------------------------------------------
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from convtypes._cli import main
+
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_the_command_prints_one_address_per_message(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    messages = [
+        ct.SystemMessage(content="s"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(name="f", arguments={"b": 1, "a": 2.0}),)),
+        ct.decode_message(b'{"role":"critic","score":1.0}', lenient=True),
+    ]
+    oplog = tmp_path / "ops.jsonl"
+    # Another writer's spelling: keys reordered, white space, a blank line.
+    oplog.write_bytes(
+        b'{"content":"s","role":"system"}\n\n'
+        b'{"tool_calls":[{"arguments":{"a":2,"b":1.0},"name":"f"}], "role":"assistant",'
+        b'"content":""}\n{"score":1,"role":"critic"}\n'
+    )
+    transcript = tmp_path / "t.json"
+    transcript.write_bytes(ct.encode(messages))
+    expected = "".join(ct.address(message) + "\n" for message in messages)
+    assert _run(["address", str(oplog)], capsys) == (0, expected, "")
+    assert _run(["address", str(transcript)], capsys) == (0, expected, "")
+    chain = "".join(ct.address(messages[: end + 1]) + "\n" for end in range(len(messages)))
+    assert _run(["address", "--chain", str(oplog)], capsys) == (0, chain, "")
+
+
+def test_the_command_names_the_place_of_a_bad_document(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    oplog = tmp_path / "ops.jsonl"
+    oplog.write_bytes(b'{"role":"user","content":"hi"}\n{"role":"user","content":5}\n')
+    status, out, err = _run(["address", str(oplog)], capsys)
+    assert status == 1
+    assert out == ct.address(ct.UserMessage(content="hi")) + "\n"
+    assert err == f"convtypes: {oplog}:2:26: $.content: expected str, got int\n"
+    status, out, err = _run(["address", str(tmp_path / "missing.jsonl")], capsys)
+    assert (status, out) == (2, "")
+    assert "cannot read" in err and "No such file" in err
