@@ -546,3 +546,15 @@ def test_the_command_names_the_place_of_a_bad_document(
     status, out, err = _run(["address", str(tmp_path / "missing.jsonl")], capsys)
     assert (status, out) == (2, "")
     assert "cannot read" in err and "No such file" in err
+
+
+def test_the_spec_page_links_the_vectors_and_is_in_the_nav() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    page = (root / "docs" / "identity.md").read_text("utf-8")
+    relative = identity_vectors.FILE.relative_to(root).as_posix()
+    assert f"https://github.com/convtypes/convtypes/blob/main/{relative})" in page
+    assert "identity.md" in (root / "mkdocs.yml").read_text("utf-8")
+    assert ct.address([]) in page.replace("e3b0c442...b855", ct.address([]))  # T0 is shown
+    assert ct.address([]).startswith("sha256:e3b0c442") and ct.address([]).endswith("b855")
