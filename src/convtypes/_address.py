@@ -17,7 +17,7 @@ from typing import Final, Union
 
 import msgspec
 
-from ._canonical import canonical_of_builtins, fast_or_exact, splice
+from ._canonical import canonical_of_builtins, fast_or_exact, splice_calls
 from ._codec import encode, enc_hook
 from ._content import (
     CONTENT_BLOCK_TYPES,
@@ -103,9 +103,7 @@ def canonical(value: Addressable) -> bytes:
         if kind in _TEXTS_ONLY:
             return written
         if kind is AssistantMessage:
-            for call in value.tool_calls:  # type: ignore[union-attr]
-                written = splice(written, call.arguments)
-            return written
+            return splice_calls(written, value.tool_calls)  # type: ignore[union-attr]
         if kind is UserMultimodalMessage and all(
             type(block) in _TEXTS_ONLY or getattr(block, "fps", 0) is None
             for block in value.content  # type: ignore[union-attr]

@@ -31,7 +31,7 @@ hold the two paths to each other and to an independent RFC 8785 package.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import msgspec
@@ -46,52 +46,71 @@ __all__ = [
     "fast_or_exact",
     "json_equal",
     "json_hash",
-    "splice",
+    "may_hold_float",
+    "splice_calls",
 ]
 
 _SORTED: Final = msgspec.json.Encoder(order="sorted")
 _IN_ORDER: Final = msgspec.json.Encoder()
 _decode: Final = msgspec.json.decode
 _write_text: Final = msgspec.json.encode
-# The first bytes of characters beyond U+FFFF in UTF-8.
-_ASTRAL: Final = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
-
-
 def _astral(written: bytes) -> bool:
-    """Whether UTF-8 ``written`` holds a character beyond U+FFFF."""
-    if written.isascii():
-        return False
-    return any(lead in written for lead in _ASTRAL)
+    """Whether UTF-8 ``written`` holds a character beyond U+FFFF (lead byte F0 to F4)."""
+    return not written.isascii() and bool(written.translate(None, _ALL_BUT_LEADS))
+
+
+# Every byte but F0 to F4, the lead bytes of characters beyond U+FFFF: what
+# deleting them leaves is empty exactly when there is no such character.
+_ALL_BUT_LEADS: Final = bytes(byte for byte in range(256) if not 0xF0 <= byte <= 0xF4)
+
+
+# Every digit as 0: msgspec writes a float as digits then ``.`` or ``e``, so
+# bytes in which no digit is followed by either hold no float.
+_ZEROS: Final = bytes.maketrans(b"123456789", b"000000000")
+
+
+def may_hold_float(written: bytes) -> bool:
+    """Whether msgspec's bytes may hold a float (text like ``"v1.2"`` may say yes)."""
+    zeroed = written.translate(_ZEROS)
+    return b"0." in zeroed or b"0e" in zeroed
 
 
 def fast_or_exact(written: bytes) -> bytes:
     """Canonical bytes from msgspec's key-sorted bytes of a value.
 
-    msgspec writes a float with a ``.`` or an ``e``; where neither byte
-    appears there is none, and where one does the bytes are read back with
-    each float in its ECMAScript form (a C decode and encode, cheaper than
+    Where a float may be, the bytes are read back with each float in its
+    ECMAScript form and written again (a C decode and encode, cheaper than
     any scan in Python). A character beyond U+FFFF sends the value to the
     exact path, which sorts keys by UTF-16.
     """
     fixed = written
-    if b"." in fixed or b"e" in fixed:
+    if may_hold_float(fixed):
         fixed = _IN_ORDER.encode(_FLOATS_AS_ES.decode(fixed))
     if _astral(fixed):
         return canonical_of_builtins(_decode(written))
     return fixed
 
 
-def splice(written: bytes, value: Any) -> bytes:
-    """``written`` (sorted bytes holding the JSON ``value``) with ``value`` made canonical.
+def splice_calls(written: bytes, calls: Sequence[Any]) -> bytes:
+    """``written`` (an assistant message's sorted bytes) with each call's arguments canonical.
 
-    The sorted bytes of a JSON object appear in ``written`` only as that
-    object (``{"`` never appears inside a string), and canonical bytes are
-    the same standalone or nested; so replacing them replaces only the
-    value, wherever it occurs.
+    The calls come last in the message and their arguments first in each
+    call, so each arguments object is the last place its sorted bytes
+    appear before the next call's: found from the end, and replaced there.
+    ``{"`` never appears inside a string, so the bytes found are the object
+    itself, and canonical bytes are the same standalone or nested.
     """
-    mine = _SORTED.encode(value)
-    fixed = fast_or_exact(mine)
-    return written if fixed == mine else written.replace(mine, fixed)
+    bound = len(written)
+    for call in reversed(calls):
+        mine = _SORTED.encode(call.arguments)
+        start = written.rfind(mine, 0, bound)
+        if start < 0:  # pragma: no cover - the bytes are in the message
+            return fast_or_exact(written)
+        fixed = fast_or_exact(mine)
+        if fixed != mine:
+            written = written[:start] + fixed + written[start + len(mine) :]
+        bound = start
+    return written
 
 
 def canonical_json(value: Any) -> bytes:
@@ -251,13 +270,17 @@ def json_equal(left: Any, right: Any, fallback: Callable[[Any, Any], bool] | Non
     if left is right:
         return True
     try:
+        # Two reads of one document hold their keys in one order: equal
+        # bytes in that order settle it without a sort.
+        if _IN_ORDER.encode(left) == _IN_ORDER.encode(right):
+            return True
         first = _SORTED.encode(left)
         second = _SORTED.encode(right)
     except Exception:
         return bool(left == right) if fallback is None else fallback(left, right)
     if first == second:
         return True
-    if b"." not in first and b"e" not in first and b"." not in second and b"e" not in second:
+    if not may_hold_float(first) and not may_hold_float(second):
         return False  # no float: the sorted bytes differ as the values do
     return fast_or_exact(first) == fast_or_exact(second)
 

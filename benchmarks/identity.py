@@ -1,0 +1,139 @@
+"""What identity costs: canonical bytes and addresses beside encode; == and hash before and after.
+
+    python benchmarks/identity.py            # nine rounds
+    python benchmarks/identity.py --quick    # three rounds (CI)
+
+Two corpora from corpus.py, the codec benchmark's own: the 1 MB transcript
+(agent sessions: signed thinking, tool calls whose arguments hold a float,
+long tool results, images, provider items) and an oplog of 10,000 small
+messages. Each round decodes fresh values, so every call is the value's
+first (nothing is cached anyway), and times, per message: ``encode``,
+``canonical``, ``address``, and SHA-256 of the encoded bytes alone, for
+scale. Then ``==`` (two transcripts decoded apart, compared message by
+message) and ``hash`` of every message, today and at the commit before this
+work (imported beside today's code, see _baseline.py). Ratios are taken
+within a round; the table gives the median with the range across rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+try:
+    import convtypes as ct
+except ImportError:  # run from a checkout without an install
+    sys.path.insert(0, str(HERE.parent / "src"))
+    import convtypes as ct
+
+import _baseline  # noqa: E402
+import corpus  # noqa: E402
+
+BEFORE = "8e1f4b3"
+"""The last commit before canonical bytes and addresses (issue 35)."""
+
+
+def _time(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f}x ({min(values):.2f}\N{EN DASH}{max(values):.2f})"
+
+
+def _corpora(quick: bool) -> dict[str, bytes]:
+    oplog = b"[" + b",".join(corpus.small_messages(2_000 if quick else 10_000)) + b"]"
+    return {"1 MB transcript": corpus.transcript(1_000_000), "oplog": oplog}
+
+
+def run(quick: bool = False) -> str:
+    rounds = 3 if quick else 9
+    repeat = 1 if quick else 3
+    before = _baseline.load(BEFORE, "convtypes_identity_before")
+    lines = [
+        "Per message, each value's first call; medians of "
+        f"{rounds} interleaved rounds, the range in brackets. SHA-256 is of the encoded "
+        "bytes, to show what hashing alone costs.",
+        "",
+        "| corpus | messages | encode | canonical | address | SHA-256 alone "
+        "| canonical vs encode | address vs encode |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    equality = [
+        "",
+        f"`==` and `hash` per message, today and at commit {BEFORE} (before this work"
+        + ("" if before is not None else "; not found here: no git history")
+        + "). `==` compares two transcripts decoded apart, so no message is compared "
+        "with itself.",
+        "",
+        "| corpus | == before | == now | == now vs before | hash before | hash now "
+        "| hash now vs before |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, data in _corpora(quick).items():
+        count = len(ct.decode_messages(data))
+        times: dict[str, list[float]] = {
+            key: [] for key in ("encode", "canonical", "address", "sha", "eq", "hash")
+        }
+        then: dict[str, list[float]] = {"eq": [], "hash": []}
+        for _ in range(rounds):
+            fresh = [ct.decode_messages(data) for _ in range(3)]
+            times["encode"].append(_time(lambda: [ct.encode(m) for m in fresh[0]], repeat))
+            times["canonical"].append(
+                _time(lambda: [ct.canonical(m) for m in fresh[1]], repeat)
+            )
+            times["address"].append(_time(lambda: [ct.address(m) for m in fresh[2]], repeat))
+            written = [ct.encode(m) for m in fresh[0]]
+            sha = hashlib.sha256
+            times["sha"].append(_time(lambda: [sha(w).hexdigest() for w in written], repeat))
+            other = ct.decode_messages(data)
+            times["eq"].append(_time(lambda: fresh[0] == other, repeat))
+            times["hash"].append(_time(lambda: [hash(m) for m in fresh[1]], repeat))
+            if before is not None:
+                old: Any = before
+                first, second = old.decode_messages(data), old.decode_messages(data)
+                then["eq"].append(_time(lambda: first == second, repeat))
+                then["hash"].append(_time(lambda: [hash(m) for m in first], repeat))
+
+        def cell(values: list[float]) -> str:
+            return f"{statistics.median(values) / count * 1e6:.2f} µs" if values else "n/a"
+
+        def ratio(key: str, base: list[float]) -> str:
+            if not base:
+                return "n/a"
+            return _spread([a / b for a, b in zip(times[key], base, strict=True)])
+
+        lines.append(
+            f"| {name} | {count:,} | {cell(times['encode'])} | {cell(times['canonical'])} "
+            f"| {cell(times['address'])} | {cell(times['sha'])} "
+            f"| {ratio('canonical', times['encode'])} | {ratio('address', times['encode'])} |"
+        )
+        equality.append(
+            f"| {name} | {cell(then['eq'])} | {cell(times['eq'])} | {ratio('eq', then['eq'])} "
+            f"| {cell(then['hash'])} | {cell(times['hash'])} | {ratio('hash', then['hash'])} |"
+        )
+    return "\n".join(lines + equality)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    print(run(parser.parse_args().quick))
+
+
+if __name__ == "__main__":
+    main()
