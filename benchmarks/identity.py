@@ -91,42 +91,63 @@ def run(quick: bool = False) -> str:
         }
         then: dict[str, list[float]] = {"eq": [], "hash": []}
         for _ in range(rounds):
-            fresh = [ct.decode_messages(data) for _ in range(3)]
-            times["encode"].append(_time(lambda: [ct.encode(m) for m in fresh[0]], repeat))
-            times["canonical"].append(
-                _time(lambda: [ct.canonical(m) for m in fresh[1]], repeat)
-            )
-            times["address"].append(_time(lambda: [ct.address(m) for m in fresh[2]], repeat))
-            written = [ct.encode(m) for m in fresh[0]]
-            sha = hashlib.sha256
-            times["sha"].append(_time(lambda: [sha(w).hexdigest() for w in written], repeat))
-            other = ct.decode_messages(data)
-            times["eq"].append(_time(lambda: fresh[0] == other, repeat))
-            times["hash"].append(_time(lambda: [hash(m) for m in fresh[1]], repeat))
-            if before is not None:
-                old: Any = before
-                first, second = old.decode_messages(data), old.decode_messages(data)
-                then["eq"].append(_time(lambda: first == second, repeat))
-                then["hash"].append(_time(lambda: [hash(m) for m in first], repeat))
-
-        def cell(values: list[float]) -> str:
-            return f"{statistics.median(values) / count * 1e6:.2f} µs" if values else "n/a"
-
-        def ratio(key: str, base: list[float]) -> str:
-            if not base:
-                return "n/a"
-            return _spread([a / b for a, b in zip(times[key], base, strict=True)])
-
-        lines.append(
-            f"| {name} | {count:,} | {cell(times['encode'])} | {cell(times['canonical'])} "
-            f"| {cell(times['address'])} | {cell(times['sha'])} "
-            f"| {ratio('canonical', times['encode'])} | {ratio('address', times['encode'])} |"
-        )
-        equality.append(
-            f"| {name} | {cell(then['eq'])} | {cell(times['eq'])} | {ratio('eq', then['eq'])} "
-            f"| {cell(then['hash'])} | {cell(times['hash'])} | {ratio('hash', then['hash'])} |"
-        )
+            _round(data, before, times, then, repeat)
+        lines.append(_row(name, count, times))
+        equality.append(_equality_row(name, count, times, then))
     return "\n".join(lines + equality)
+
+
+def _round(
+    data: bytes,
+    before: Any,
+    times: dict[str, list[float]],
+    then: dict[str, list[float]],
+    repeat: int,
+) -> None:
+    """One round: fresh values for each call timed, today's and the baseline's."""
+    fresh = [ct.decode_messages(data) for _ in range(3)]
+    times["encode"].append(_time(lambda: [ct.encode(m) for m in fresh[0]], repeat))
+    times["canonical"].append(_time(lambda: [ct.canonical(m) for m in fresh[1]], repeat))
+    times["address"].append(_time(lambda: [ct.address(m) for m in fresh[2]], repeat))
+    written = [ct.encode(m) for m in fresh[0]]
+    sha = hashlib.sha256
+    times["sha"].append(_time(lambda: [sha(w).hexdigest() for w in written], repeat))
+    other = ct.decode_messages(data)
+    times["eq"].append(_time(lambda: fresh[0] == other, repeat))
+    times["hash"].append(_time(lambda: [hash(m) for m in fresh[1]], repeat))
+    if before is not None:
+        first, second = before.decode_messages(data), before.decode_messages(data)
+        then["eq"].append(_time(lambda: first == second, repeat))
+        then["hash"].append(_time(lambda: [hash(m) for m in first], repeat))
+
+
+def _cell(values: list[float], count: int) -> str:
+    return f"{statistics.median(values) / count * 1e6:.2f} µs" if values else "n/a"
+
+
+def _ratio(values: list[float], base: list[float]) -> str:
+    if not base:
+        return "n/a"
+    return _spread([a / b for a, b in zip(values, base, strict=True)])
+
+
+def _row(name: str, count: int, times: dict[str, list[float]]) -> str:
+    return (
+        f"| {name} | {count:,} | {_cell(times['encode'], count)} "
+        f"| {_cell(times['canonical'], count)} | {_cell(times['address'], count)} "
+        f"| {_cell(times['sha'], count)} | {_ratio(times['canonical'], times['encode'])} "
+        f"| {_ratio(times['address'], times['encode'])} |"
+    )
+
+
+def _equality_row(
+    name: str, count: int, times: dict[str, list[float]], then: dict[str, list[float]]
+) -> str:
+    return (
+        f"| {name} | {_cell(then['eq'], count)} | {_cell(times['eq'], count)} "
+        f"| {_ratio(times['eq'], then['eq'])} | {_cell(then['hash'], count)} "
+        f"| {_cell(times['hash'], count)} | {_ratio(times['hash'], then['hash'])} |"
+    )
 
 
 def main() -> None:

@@ -28,10 +28,8 @@ FILE = HERE / "vectors" / "identity.jsonl"
 
 
 def _call(arguments: str, name: str = "f", call_id: str = "call_1") -> str:
-    return (
-        '{"role":"assistant","content":"","tool_calls":[{"id":"%s","name":"%s","arguments":%s}]}'
-        % (call_id, name, arguments)
-    )
+    call = f'{{"id":"{call_id}","name":"{name}","arguments":{arguments}}}'
+    return f'{{"role":"assistant","content":"","tool_calls":[{call}]}}'
 
 
 # (name, wire): every message and block type, then the hard cases.
@@ -43,7 +41,10 @@ MESSAGES: list[tuple[str, str]] = [
         "user, white space and escapes",
         '{ "role" : "user",\n  "content" : "\\u0057eather in Oslo\\u003f" }',
     ),
-    ("user, non-ASCII text", '{"role":"user","content":"Caf\u00e9 \u2014 \u65e5\u672c \U0001f600"}'),
+    (
+        "user, non-ASCII text",
+        '{"role":"user","content":"Caf\u00e9 \u2014 \u65e5\u672c \U0001f600"}',
+    ),
     (
         "user, the same text escaped",
         '{"role":"user","content":"Caf\\u00e9 \\u2014 \\u65e5\\u672c \\ud83d\\ude00"}',

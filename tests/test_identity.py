@@ -12,11 +12,14 @@ import hashlib
 import json
 import random
 import struct
+from collections.abc import Callable
 from typing import Any
 
+import identity_vectors
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from jcs_reference import reference_bytes, reference_of_wire
 
 import convtypes as ct
 from convtypes import strategies as cst
@@ -25,16 +28,15 @@ from convtypes._messages import MESSAGE_TYPES
 from convtypes._value import known_tags, rebuild
 from convtypes.dialects import PendingCall, Reply, ToolSpec, Usage
 
-import identity_vectors
 from golden_cases import load
-from jcs_reference import reference_bytes, reference_of_wire
 
 # --- the canonical form against an independent implementation --------------------
 
 _GOLDEN = [
     case
     for case in load()
-    if case.ok and case.op in ("message", "messages", "tool_call", "thinking_block", "content_block")
+    if case.ok
+    and case.op in ("message", "messages", "tool_call", "thinking_block", "content_block")
 ]
 _READERS: dict[str, Any] = {
     "tool_call": ct.ToolCall,
@@ -145,7 +147,7 @@ def test_rfc8785_examples_of_its_section_3_2_2_and_3_2_3() -> None:
     call = ct.ToolCall(name="f", arguments={key: 0 for key in keys})
     order = ["\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001f600", "\ufb33"]
     written = ",".join(json.dumps(key, ensure_ascii=False) + ":0" for key in order)
-    assert ct.canonical(call) == ('{"arguments":{%s},"name":"f"}' % written).encode()
+    assert ct.canonical(call) == f'{{"arguments":{{{written}}},"name":"f"}}'.encode()
 
 
 _HAND_MADE: list[Any] = [
@@ -166,7 +168,7 @@ _HAND_MADE: list[Any] = [
     10**21,
     float(2**60),
     1152921504606847000,
-    "\u2028\u2029\x7f\x00\x1f\"\\/",
+    '\u2028\u2029\x7f\x00\x1f"\\/',
     "\U0001f600\ue000",
     {"\U0001f600": 1, "\ue000": 2, "\uffff": 3, "\U00010000": 4, "a": 5},
     {"b": {"\U0001f600": [1.5, {"\ue000": True}], "a": None}},
@@ -204,9 +206,10 @@ def _wire_call(arguments: bytes) -> bytes:
 
 def test_json_changed_in_place_is_refused_with_its_place() -> None:
     # What encode refuses, canonical refuses, naming the place.
-    call = ct.ToolCall(name="f", arguments={"a": [1]})
+    values: list[Any] = [1]
+    call = ct.ToolCall(name="f", arguments={"a": values})
     for spoiled in (object(), "\ud800"):
-        call.arguments["a"].append(spoiled)
+        values.append(spoiled)
         with pytest.raises(ct.WireError):
             ct.encode(call)
         with pytest.raises(ct.WireError) as caught:
@@ -214,7 +217,7 @@ def test_json_changed_in_place_is_refused_with_its_place() -> None:
         assert caught.value.path == "$.arguments.a[1]"
         with pytest.raises(ct.WireError):
             ct.address(ct.AssistantMessage(tool_calls=(call,)))
-        call.arguments["a"].pop()
+        values.pop()
 
 
 def test_canonical_and_address_refuse_what_they_do_not_take() -> None:
@@ -379,9 +382,7 @@ def _changed(value: Any) -> Any:
 _TAGS = {"role", "type", "provenance", "fps", "max_frames", "sample_rate"}
 
 
-@given(
-    st.one_of(cst.messages(), cst.unknown_messages()), st.randoms(use_true_random=False)
-)
+@given(st.one_of(cst.messages(), cst.unknown_messages()), st.randoms(use_true_random=False))
 def test_the_address_changes_whenever_the_wire_value_does(message: Any, rng: random.Random) -> None:
     document = json.loads(ct.encode(message))
     leaves = [w for w in _leaves(document) if w and not (len(w) <= 3 and w[-1] in _TAGS)]
@@ -402,22 +403,23 @@ def test_the_address_changes_whenever_the_wire_value_does(message: Any, rng: ran
 
 @st.composite
 def _pairs(draw: st.DrawFn) -> tuple[Any, Any]:
-    first = draw(_VALUES)
+    first: Any = draw(_VALUES)
     how = draw(st.sampled_from(["same", "respelled", "other"]))
     if how == "same":
         return first, first
     if how == "other":
         return first, draw(_VALUES)
     rng = draw(st.randoms(use_true_random=False))
-    if not isinstance(first, (ct.UnknownBlock, *MESSAGE_TYPES, ct.UnknownMessage)):
+    if type(first) not in (ct.UnknownBlock, *MESSAGE_TYPES, ct.UnknownMessage):
         return first, first
-    spelled = _respell(json.loads(ct.encode(first)), rng, type(first) is ct.UnknownMessage)
+    written: Any = ct.encode(first)
+    spelled = _respell(json.loads(written), rng, type(first) is ct.UnknownMessage)
     if isinstance(first, ct.UnknownBlock):
         return first, ct.UnknownBlock(type=first.type, raw=spelled.encode())
     return first, ct.decode_message(spelled, lenient=True)
 
 
-_EDGE_PAIRS = [
+_EDGE_PAIRS: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"n": 1}, {"n": True}),
     ({"n": 0}, {"n": False}),
     ({"n": 1}, {"n": 1.0}),
@@ -431,7 +433,12 @@ _EDGE_PAIRS = [
 
 
 @given(_pairs())
-@example((ct.ToolCall(name="f", arguments=_EDGE_PAIRS[0][0]), ct.ToolCall(name="f", arguments=_EDGE_PAIRS[0][1])))
+@example(
+    (
+        ct.ToolCall(name="f", arguments=_EDGE_PAIRS[0][0]),
+        ct.ToolCall(name="f", arguments=_EDGE_PAIRS[0][1]),
+    )
+)
 def test_values_are_equal_exactly_when_their_addresses_are(pair: tuple[Any, Any]) -> None:
     first, second = pair
     same = ct.address(first) == ct.address(second)
@@ -446,7 +453,7 @@ def test_json_inside_values_compares_as_its_canonical_bytes(
     first: dict[str, Any], second: dict[str, Any]
 ) -> None:
     same = canonical_json(first) == canonical_json(second)
-    makers = [
+    makers: list[Callable[[dict[str, Any]], Any]] = [
         lambda args: ct.ToolCall(name="f", arguments=args),
         lambda args: ct.AssistantMessage(tool_calls=(ct.ToolCall(name="f", arguments=args),)),
         lambda args: ct.ProviderOutputItemsMessage(protocol="p", items=[args]),
@@ -464,7 +471,8 @@ def test_json_inside_values_compares_as_its_canonical_bytes(
         ),
     ]
     for make in makers:
-        a, b = make(first), make(second)
+        a: Any = make(first)
+        b: Any = make(second)
         assert (a == b) is same, (a, b)
         assert (a != b) is not same
         if same:

@@ -18,7 +18,7 @@ from typing import Final, Union
 import msgspec
 
 from ._canonical import canonical_of_builtins, fast_or_exact, splice_calls
-from ._codec import encode, enc_hook
+from ._codec import enc_hook, encode
 from ._content import (
     CONTENT_BLOCK_TYPES,
     AudioBase64Block,
@@ -110,8 +110,10 @@ def canonical(value: Addressable) -> bytes:
         ):
             return written
         return fast_or_exact(written)
-    if kind is UnknownMessage or kind is UnknownBlock or (
-        isinstance(value, (*_PLAIN, UnknownMessage, UnknownBlock)) and is_carrier(kind)
+    if (
+        kind is UnknownMessage
+        or kind is UnknownBlock
+        or (isinstance(value, (*_PLAIN, UnknownMessage, UnknownBlock)) and is_carrier(kind))
     ):
         return _exact(value)
     raise TypeError(f"canonical takes {_ACCEPTS}, not {kind.__name__}")
@@ -191,7 +193,7 @@ def address(value: Addressable | Sequence[LenientMessage], *, after: str | None 
         return chain
     if after is not None:
         raise TypeError("after= continues a transcript: give a sequence of messages")
-    return _address_of(value)
+    return _address_of(value)  # type: ignore[arg-type]  # canonical refuses what it must
 
 
 def _checked(after: object) -> str:

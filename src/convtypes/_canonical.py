@@ -54,6 +54,8 @@ _SORTED: Final = msgspec.json.Encoder(order="sorted")
 _IN_ORDER: Final = msgspec.json.Encoder()
 _decode: Final = msgspec.json.decode
 _write_text: Final = msgspec.json.encode
+
+
 def _astral(written: bytes) -> bool:
     """Whether UTF-8 ``written`` holds a character beyond U+FFFF (lead byte F0 to F4)."""
     return not written.isascii() and bool(written.translate(None, _ALL_BUT_LEADS))

@@ -1,4 +1,4 @@
-"""The ``convtypes`` command: check stored transcripts, address messages, print the schema, fence text.
+"""The ``convtypes`` command: check and address stored transcripts, print the schema, fence text.
 
 ``check`` answers the question an operator has before an upgrade: will every
 stored transcript still load, and would a re-save change any byte? It
@@ -521,7 +521,9 @@ def _address(args: argparse.Namespace) -> int:
                             else [decode_message(doc.data, lenient=True)]
                         )
                     except WireError as err:
-                        offset = err.offset if err.offset is not None else offset_of(doc.data, err.path)
+                        offset = err.offset
+                        if offset is None:
+                            offset = offset_of(doc.data, err.path)
                         line, column = _position(doc, offset)
                         where = f"{name}:{line}:{column}: {err.path}: {err.reason}"
                         print(f"convtypes: {_printable(where)}", file=sys.stderr)

@@ -15,8 +15,8 @@ from typing import Any, Final, Literal, Union
 
 from msgspec import Struct
 
-from .._conversation import positional_call_id
 from .._canonical import json_equal
+from .._conversation import positional_call_id
 from .._hashing import hash_json
 from .._jsonvalue import JsonValue
 from .._messages import AssistantMessage, Message

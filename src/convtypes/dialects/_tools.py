@@ -14,8 +14,8 @@ from typing import Any, Final, Literal, Union
 
 from msgspec import Struct, field
 
-from .._errors import MAX_DEPTH, WireError
 from .._canonical import json_equal
+from .._errors import MAX_DEPTH, WireError
 from .._hashing import hash_json
 from .._jsonvalue import check_json
 from ._errors import DialectError, short
