@@ -20,12 +20,14 @@ not count. :func:`json_equal` and :func:`json_hash` give the values' own
 ``==`` and ``hash`` that meaning.
 
 Speed: msgspec writes most values canonically already when told to sort
-keys (its escapes are ECMAScript's), so the fast path is one C encode and a
-scan of its output. Two things send a value to the exact path, a walk in
-Python: a float (msgspec's layout of doubles is not ECMAScript's, ``1.0``
-against ``1``) and a character beyond U+FFFF (msgspec sorts keys by code
-point, and UTF-16 puts such a character before U+E000..U+FFFF). The tests
-hold the two paths to each other and to an independent RFC 8785 package.
+keys (its escapes are ECMAScript's, and so are its digits of a double), so
+the fast path is one C encode and a look at its bytes. Two things need more:
+a double msgspec lays out otherwise (``1.0`` for ``1``, ``1e21`` for
+``1e+21``), which a C decode with a float hook and an encode rewrite; and a
+character beyond U+FFFF (msgspec sorts keys by code point, and UTF-16 puts
+such a character before U+E000..U+FFFF), which sends the value to the exact
+path, a walk in Python. The tests hold the paths to each other and to an
+independent RFC 8785 package.
 """
 
 from __future__ import annotations
@@ -66,22 +68,36 @@ def _astral(written: bytes) -> bool:
 _ALL_BUT_LEADS: Final = bytes(byte for byte in range(256) if not 0xF0 <= byte <= 0xF4)
 
 
-# Every digit as 0: msgspec writes a float as digits then ``.`` or ``e``, so
-# bytes in which no digit is followed by either hold no float.
+# Every digit as 0. msgspec writes a double as ECMAScript does (the shortest
+# digits, in decimal where ECMAScript uses decimal too) but for two cases:
+# an integer keeps ".0" ("1.0" for 1), and an exponent has its own layout
+# and range ("1e-5" for 0.00001, "1e21" for 1e+21). Bytes in which no
+# digit is followed by "e", nor by ".0" and the end of a number, hold no
+# double to rewrite.
 _ZEROS: Final = bytes.maketrans(b"123456789", b"000000000")
 
 
 def may_hold_float(written: bytes) -> bool:
-    """Whether msgspec's bytes may hold a float (text like ``"v1.2"`` may say yes)."""
+    """Whether msgspec's bytes may hold a double it writes otherwise than ECMAScript.
+
+    Text (``"v1.0,"``, a hex id) may say yes; that only costs a rewrite
+    that changes nothing.
+    """
     zeroed = written.translate(_ZEROS)
-    return b"0." in zeroed or b"0e" in zeroed
+    return (
+        b"0e" in zeroed
+        or b"0.0," in zeroed
+        or b"0.0}" in zeroed
+        or b"0.0]" in zeroed
+        or zeroed.endswith(b"0.0")
+    )
 
 
 def fast_or_exact(written: bytes) -> bytes:
     """Canonical bytes from msgspec's key-sorted bytes of a value.
 
-    Where a float may be, the bytes are read back with each float in its
-    ECMAScript form and written again (a C decode and encode, cheaper than
+    Where a double may be written otherwise, the bytes are read back with
+    each float in its ECMAScript form and written again (a C decode and encode, cheaper than
     any scan in Python). A character beyond U+FFFF sends the value to the
     exact path, which sorts keys by UTF-16.
     """
@@ -283,7 +299,7 @@ def json_equal(left: Any, right: Any, fallback: Callable[[Any, Any], bool] | Non
     if first == second:
         return True
     if not may_hold_float(first) and not may_hold_float(second):
-        return False  # no float: the sorted bytes differ as the values do
+        return False  # canonical but for key order: they differ as the values do
     return fast_or_exact(first) == fast_or_exact(second)
 
 
