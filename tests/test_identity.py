@@ -579,3 +579,15 @@ def test_calls_whose_arguments_repeat_or_nest_each_other() -> None:
     )
     message = ct.AssistantMessage(content="", tool_calls=calls)
     assert ct.canonical(message) == reference_of_wire(ct.encode(message))
+
+
+def test_import_convtypes_leaves_hashlib_for_the_first_address() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, convtypes as ct; before = 'hashlib' in sys.modules;"
+        "ct.address(ct.UserMessage(content='x')); print(before, 'hashlib' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.split() == ["False", "True"], done.stderr

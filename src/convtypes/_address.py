@@ -10,10 +10,9 @@ any language.
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Sequence
-from typing import Final, Union
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Union
 
 import msgspec
 
@@ -51,10 +50,24 @@ Addressable = Union[LenientMessage, ContentBlock, UnknownBlock, ToolCall, Thinki
 """What has canonical bytes and an address of its own."""
 
 _PREFIX: Final = "sha256:"
-_sha256: Final = hashlib.sha256
 
-EMPTY_TRANSCRIPT: Final = _PREFIX + _sha256(b"").hexdigest()
+EMPTY_TRANSCRIPT: Final = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 """The address of a transcript with no messages: the SHA-256 of no bytes."""
+
+# hashlib loads OpenSSL, which costs milliseconds: it is imported on the
+# first address, not by ``import convtypes``.
+_SHA256: list[Callable[[bytes], Any]] = []
+
+
+def _hex_sha256(data: bytes) -> str:
+    """``"sha256:"`` and the lowercase hex SHA-256 of ``data``."""
+    if not _SHA256:
+        import hashlib
+
+        _SHA256.append(hashlib.sha256)
+    digest: str = _SHA256[0](data).hexdigest()
+    return _PREFIX + digest
+
 
 _ADDRESS: Final = re.compile(r"sha256:[0-9a-f]{64}")
 _SORTED: Final = msgspec.json.Encoder(order="sorted", enc_hook=enc_hook)
@@ -147,7 +160,7 @@ def _as_builtins(value: object) -> object:
 
 
 def _address_of(value: Addressable) -> str:
-    return _PREFIX + _sha256(canonical(value)).hexdigest()
+    return _hex_sha256(canonical(value))
 
 
 def extend(transcript: str, message: str) -> str:
@@ -157,7 +170,7 @@ def extend(transcript: str, message: str) -> str:
     the address of the message that follows it; the result is the SHA-256
     of the two, written one after the other as ASCII.
     """
-    return _PREFIX + _sha256((transcript + message).encode("ascii")).hexdigest()
+    return _hex_sha256((transcript + message).encode("ascii"))
 
 
 def address(value: Addressable | Sequence[LenientMessage], *, after: str | None = None) -> str:
