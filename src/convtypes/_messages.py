@@ -130,16 +130,21 @@ class ToolCall(
     # Arguments compare as JSON compares (see _canonical): ``true`` is not
     # ``1``, ``1.0`` is ``1``, key order does not count; so == agrees with
     # convtypes.address. Carriers compare their own way (_value.py).
+    # Hidden from type checkers, which narrow ``x == ToolCall(...)`` to a
+    # ToolCall only for a class that keeps the default equality: this one
+    # is still equal to nothing but a ToolCall.
     _json_fields: ClassVar[tuple[str, ...]] = ("arguments",)
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not ToolCall or type(self) is not ToolCall:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.name == other.name
-            and json_equal(self.arguments, other.arguments)
-        )
+    if not TYPE_CHECKING:
+
+        def __eq__(self, other):
+            if type(other) is not ToolCall or type(self) is not ToolCall:
+                return NotImplemented
+            return (
+                self.id == other.id
+                and self.name == other.name
+                and json_equal(self.arguments, other.arguments)
+            )
 
     def __hash__(self) -> int:
         # The arguments are a dict, which Python does not hash (see _hashing).
@@ -372,11 +377,13 @@ class ProviderOutputItemsMessage(_Message, frozen=True, kw_only=True, tag="provi
 
     _json_fields: ClassVar[tuple[str, ...]] = ("items",)
 
-    def __eq__(self, other: object) -> bool:
-        # The items compare as JSON compares, as a ToolCall's arguments do.
-        if type(other) is not ProviderOutputItemsMessage or type(self) is not type(other):
-            return NotImplemented
-        return self.protocol == other.protocol and json_equal(self.items, other.items)
+    if not TYPE_CHECKING:  # as ToolCall's, hidden so that == still narrows
+
+        def __eq__(self, other):
+            # The items compare as JSON compares, as a ToolCall's arguments do.
+            if type(other) is not ProviderOutputItemsMessage or type(self) is not type(other):
+                return NotImplemented
+            return self.protocol == other.protocol and json_equal(self.items, other.items)
 
     def __hash__(self) -> int:
         return hash((ProviderOutputItemsMessage, self.protocol, hash_json(self.items)))
