@@ -329,7 +329,11 @@ def _respell(value: Any, rng: random.Random, in_json: bool) -> str:
     if isinstance(value, str):
         return _string(value, rng)
     if type(value) is int and in_json and abs(value) <= 2**53:
-        return rng.choice([str(value), f"{value}.0", f"{value}e0", f"{value}0E-1", f"{value}.00"])
+        spellings = [str(value), f"{value}.0", f"{value}e0", f"{value}0E-1", f"{value}.00"]
+        if value and value % 10 == 0:  # 100 as 1e2
+            digits = str(value).rstrip("0")
+            spellings.append(f"{digits}e{len(str(value)) - len(digits)}")
+        return rng.choice(spellings)
     if type(value) is float and in_json:
         # Any spelling with a fraction or an exponent that reads as the same
         # double (without either it would be an integer: another number).
