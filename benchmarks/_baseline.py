@@ -23,11 +23,16 @@ local-model styles and the faster reading of SDK objects."""
 _FOLDER = tempfile.TemporaryDirectory(prefix="convtypes-before-")
 
 
-def load(rev: str = BEFORE) -> ModuleType | None:
-    """``convtypes`` as it was at ``rev``, or ``None`` where git cannot give it."""
-    if "convtypes_before" in sys.modules:
-        return sys.modules["convtypes_before"]
-    into = Path(_FOLDER.name)
+def load(rev: str = BEFORE, name: str = "convtypes_before") -> ModuleType | None:
+    """``convtypes`` as it was at ``rev``, or ``None`` where git cannot give it.
+
+    It is imported as ``name``: a benchmark that compares with another
+    commit than :data:`BEFORE` gives it a name of its own.
+    """
+    if name in sys.modules:
+        return sys.modules[name]
+    into = Path(_FOLDER.name) if name == "convtypes_before" else Path(_FOLDER.name) / name
+    into.mkdir(exist_ok=True)
     archive = into / "before.tar"
     with archive.open("wb") as out:
         done = subprocess.run(
@@ -40,8 +45,8 @@ def load(rev: str = BEFORE) -> ModuleType | None:
         return None
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter="data")
-    (into / "src" / "convtypes").rename(into / "convtypes_before")
+    (into / "src" / "convtypes").rename(into / name)
     sys.path.insert(0, str(into))
     import importlib
 
-    return importlib.import_module("convtypes_before")
+    return importlib.import_module(name)

@@ -14,8 +14,9 @@ in Python (build.py), reading and appending oplog files (jsonl.py), fencing
 pages (fence.py), building provider requests (dialects.py), feeding
 provider streams (feed.py), feeding them as the SDKs' objects beside the
 SDKs' own accumulators (streaming.py), trimming a transcript and closing its
-calls (between.py), folding and reading conversation ops (sync.py), and
-rendering chat templates (templates.py). Needs the
+calls (between.py), folding and reading conversation ops (sync.py),
+canonical bytes, addresses and equality (identity.py), and rendering chat
+templates (templates.py). Needs the
 ``bench`` group (pydantic, orjson, the provider SDKs, pydantic-ai, LiteLLM),
 and the ``test`` group for the chat-template table (transformers); a table
 whose peer is missing says so.
@@ -267,6 +268,7 @@ SECTIONS = (
     ("streaming", "Provider streams: the SDKs' objects, beside the SDKs' own accumulators"),
     ("between", "Between turns: trim and closing calls"),
     ("sync", "Sync: folding and reading conversation ops"),
+    ("identity", "Identity: canonical bytes, addresses and equality"),
     ("templates", "Local models: chat templates"),
 )
 

@@ -7,6 +7,7 @@ fence that shows it in a prompt; and one codec whose every failure is a
 :class:`WireError` with a JSON path.
 """
 
+from ._address import address, canonical
 from ._calls import close_open_calls, open_calls
 from ._codec import (
     LenientMessage,
@@ -90,7 +91,9 @@ __all__ = [
     "VideoPathBlock",
     "VideoUrlBlock",
     "WireError",
+    "address",
     "append_jsonl",
+    "canonical",
     "check_conversation",
     "close_open_calls",
     "decode",

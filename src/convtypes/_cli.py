@@ -1,4 +1,4 @@
-"""The ``convtypes`` command: check stored transcripts, print the schema, fence text.
+"""The ``convtypes`` command: check and address stored transcripts, print the schema, fence text.
 
 ``check`` answers the question an operator has before an upgrade: will every
 stored transcript still load, and would a re-save change any byte? It
@@ -508,9 +508,48 @@ def _fence(args: argparse.Namespace) -> int:
     return 0
 
 
+def _address(args: argparse.Namespace) -> int:
+    """Print each message's address (or the transcript's, with --chain), one a line."""
+    from ._address import EMPTY_TRANSCRIPT, address, extend
+
+    out = sys.stdout
+    for name in args.files:
+        chain = EMPTY_TRANSCRIPT
+        with contextlib.ExitStack() as closing:
+            try:
+                _, stream = _open(name, closing)
+                for doc in _documents(name, stream):
+                    try:
+                        messages: list[LenientMessage] = (
+                            decode_messages(doc.data, lenient=True)
+                            if doc.transcript
+                            else [decode_message(doc.data, lenient=True)]
+                        )
+                    except WireError as err:
+                        offset = err.offset
+                        if offset is None:
+                            offset = offset_of(doc.data, err.path)
+                        line, column = _position(doc, offset)
+                        where = f"{name}:{line}:{column}: {err.path}: {err.reason}"
+                        print(f"convtypes: {_printable(where)}", file=sys.stderr)
+                        return 1
+                    for message in messages:
+                        own = address(message)
+                        if args.chain:
+                            chain = extend(chain, own)
+                            out.write(chain + "\n")
+                        else:
+                            out.write(own + "\n")
+            except (OSError, EOFError, zlib.error) as err:
+                why = err.strerror if isinstance(err, OSError) and err.strerror else _why(err)
+                print(f"convtypes: cannot read {name}: {why}", file=sys.stderr)
+                return 2
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="convtypes", description="Check, describe and fence convtypes transcripts."
+        prog="convtypes", description="Check, address, describe and fence convtypes transcripts."
     )
     from . import __version__
 
@@ -550,6 +589,26 @@ def _parser() -> argparse.ArgumentParser:
         "--ops", action="store_true", help="the schema of one op of an op log (convtypes.sync)"
     )
     schema.set_defaults(run=_schema)
+
+    addresses = commands.add_parser(
+        "address",
+        help="print the content address of each message, one a line",
+        description=(
+            "Print the address of each message of each FILE (a .jsonl file of one message a "
+            "line, or a .json transcript; gzipped or not; '-' is standard input), one a line, "
+            "so that two devices' files compare with diff. Messages are read leniently: "
+            "unknown roles, block types and fields are part of a message's address. With "
+            "--chain, print instead the address of the transcript so far after each message. "
+            "Exit 1 at the first document that does not load, 2 for a file that cannot be read."
+        ),
+    )
+    addresses.add_argument("files", nargs="+", metavar="FILE")
+    addresses.add_argument(
+        "--chain",
+        action="store_true",
+        help="print the transcript's address after each message (its last line is the file's)",
+    )
+    addresses.set_defaults(run=_address)
 
     fence = commands.add_parser("fence", help="wrap a file or standard input as external content")
     fence.add_argument("file", nargs="?", metavar="FILE")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
+from ._canonical import canonical_json
 from ._errors import WireError
 from ._jsonvalue import ITEMS_DEPTH, MAX_DEPTH
 from ._nesting import excess_depth
@@ -31,7 +32,7 @@ _ENCODE_JSON = msgspec.json.Encoder()
 
 
 class _Unknown:
-    __slots__ = ("_raw", "_tag")
+    __slots__ = ("_key", "_raw", "_tag")
     _tag_field: ClassVar[str] = ""
     # Levels a value's own object may open: the deepest place it can stand
     # in a transcript leaves it this many.
@@ -71,13 +72,24 @@ class _Unknown:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
+    def _canonical(self) -> bytes:
+        # The raw object's canonical bytes, made on first use and kept:
+        # equality and hashing go by them, so == agrees with the address.
+        made: bytes | None = getattr(self, "_key", None)
+        if made is None:
+            made = canonical_json(_DECODE_JSON.decode(self._raw))
+            object.__setattr__(self, "_key", made)
+        return made
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return bool(self._tag == other._tag and self._raw == other._raw)
+        if self._raw == other._raw:
+            return True
+        return self._canonical() == other._canonical()
 
     def __hash__(self) -> int:
-        return hash((type(self), self._tag, self._raw))
+        return hash((type(self), self._canonical()))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._tag_field}={self._tag!r}, raw={self._raw!r})"

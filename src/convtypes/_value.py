@@ -23,9 +23,10 @@ import _thread
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
 
-from msgspec import Struct, StructMeta
+from msgspec import StructMeta
 from msgspec.structs import force_setattr
 
+from ._canonical import json_equal
 from ._errors import WireError
 from ._hashing import hash_json
 
@@ -299,16 +300,33 @@ def rebuild(cls: type[T], fields: Mapping[str, Any], unknown: Mapping[str, Any])
 
 
 def _carrier_eq(self: Any, other: Any) -> Any:
-    if type(other) is not type(self):
+    # Equal to a value of the same public class (carrier or not) with equal
+    # fields and unknown fields; JSON compares as JSON (see _canonical), so
+    # == agrees with convtypes.address.
+    public: Any = public_class(type(self))
+    if public_class(type(other)) is not public:
         return NotImplemented
-    return Struct.__eq__(self, other) and unknown_fields(self) == unknown_fields(other)
+    json_fields = getattr(public, "_json_fields", ())
+    for name in public.__struct_fields__:
+        mine, theirs = getattr(self, name), getattr(other, name)
+        if name in json_fields:
+            if not json_equal(mine, theirs):
+                return False
+        elif mine != theirs:
+            return False
+    return json_equal(unknown_fields(self), unknown_fields(other))
 
 
 def _carrier_hash(self: Any) -> int:
-    # The public class's hash, and the unknown fields hashed as JSON.
+    # The public class's hash, and the unknown fields hashed as JSON; with
+    # none, the hash of the public value it equals.
     public: Any = public_class(type(self))
+    unknown = unknown_fields(self)
+    if not unknown:
+        plain: int = hash(_construct(public, **_fields(self)))
+        return plain
     known: int = public.__hash__(self)
-    return hash((known, hash_json(unknown_fields(self))))
+    return hash((known, hash_json(unknown)))
 
 
 def _carrier_copy(self: Any) -> Any:

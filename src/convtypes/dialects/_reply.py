@@ -15,6 +15,7 @@ from typing import Any, Final, Literal, Union
 
 from msgspec import Struct
 
+from .._canonical import json_equal
 from .._conversation import positional_call_id
 from .._hashing import hash_json
 from .._jsonvalue import JsonValue
@@ -91,6 +92,16 @@ class Usage(Struct, frozen=True, kw_only=True, gc=False):
     reasoning_tokens: int | None = None
     raw: dict[str, Any] | None = None
 
+    def __eq__(self, other: object) -> bool:
+        # ``raw`` compares as JSON compares (see convtypes._canonical).
+        if type(other) is not Usage:
+            return NotImplemented
+        counts = (self.input_tokens, self.output_tokens, self.cache_read_tokens)
+        theirs = (other.input_tokens, other.output_tokens, other.cache_read_tokens)
+        more = (self.cache_write_tokens, self.reasoning_tokens)
+        their_more = (other.cache_write_tokens, other.reasoning_tokens)
+        return counts == theirs and more == their_more and json_equal(self.raw, other.raw)
+
     def __hash__(self) -> int:
         # ``raw`` is a dict, which Python does not hash (see convtypes._hashing).
         counts = (self.input_tokens, self.output_tokens, self.cache_read_tokens)
@@ -111,6 +122,16 @@ class PendingCall(Struct, frozen=True, kw_only=True, gc=False):
     id: str
     name: str
     arguments: dict[str, JsonValue]
+
+    def __eq__(self, other: object) -> bool:
+        # ``arguments`` compare as a ToolCall's do (see convtypes._canonical).
+        if type(other) is not PendingCall:
+            return NotImplemented
+        return (
+            self.id == other.id
+            and self.name == other.name
+            and json_equal(self.arguments, other.arguments)
+        )
 
     def __hash__(self) -> int:
         # ``arguments`` is a dict: hashed as the JSON it holds, as a ToolCall is.

@@ -14,6 +14,7 @@ from typing import Any, Final, Literal, Union
 
 from msgspec import Struct, field
 
+from .._canonical import json_equal
 from .._errors import MAX_DEPTH, WireError
 from .._hashing import hash_json
 from .._jsonvalue import check_json
@@ -74,6 +75,16 @@ class ToolSpec(Struct, frozen=True, kw_only=True):
             check_json(self.parameters, MAX_DEPTH, "parameters")
         except WireError as err:
             raise ValueError(f"ToolSpec.parameters is not JSON: {err}") from None
+
+    def __eq__(self, other: object) -> bool:
+        # The schema compares as JSON compares (see convtypes._canonical).
+        if type(other) is not ToolSpec:
+            return NotImplemented
+        return (
+            self.name == other.name
+            and self.description == other.description
+            and json_equal(self.parameters, other.parameters)
+        )
 
     def __hash__(self) -> int:
         # The schema is a dict, which Python does not hash (see convtypes._hashing).
