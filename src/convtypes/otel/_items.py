@@ -75,12 +75,17 @@ class _Walk:
         self.pieces.append(Piece(part, True))
 
     def text(self, text: object) -> None:
+        """Text: flat when the message holds it; else (a refusal beside an answer) a part."""
         if isinstance(text, str) and text:
-            self.flat({"type": "text", "content": text})
+            part = {"type": "text", "content": text}
+            held = self.held is None or text in self.held.content
+            self.pieces.append(Piece(part, held))
 
     def reasoning(self, text: object) -> None:
         if isinstance(text, str) and text:
-            self.flat({"type": "reasoning", "content": text})
+            part = {"type": "reasoning", "content": text}
+            held = self.held is None or any(text in block.text for block in self.held.thinking)
+            self.pieces.append(Piece(part, held))
 
     def part(self, part: Part) -> None:
         self.pieces.append(Piece(part, False))
@@ -522,8 +527,14 @@ def _mistral(walk: _Walk, items: tuple[Any, ...]) -> None:
                     walk.text(chunk.get("text"))
                 elif kind == "thinking":
                     inner = chunk.get("thinking")
-                    for piece in inner if isinstance(inner, list) else ():
-                        walk.reasoning(piece.get("text") if isinstance(piece, dict) else None)
+                    for k, piece in enumerate(inner if isinstance(inner, list) else ()):
+                        kind = piece.get("type") if isinstance(piece, dict) else None
+                        if kind == "text":
+                            walk.reasoning(piece.get("text"))
+                            continue
+                        what: LeftOutKind = "annotations" if "reference" in str(kind) else "items"
+                        why = "a reference in the thinking, which a reasoning part has no room for"
+                        walk.leave(position, ("content", at, "thinking", k), what, why)
                     if chunk.get("signature"):
                         walk.leave(
                             position,
