@@ -14,7 +14,8 @@ in Python (build.py), reading and appending oplog files (jsonl.py), fencing
 pages (fence.py), building provider requests (dialects.py), feeding
 provider streams (feed.py), feeding them as the SDKs' objects beside the
 SDKs' own accumulators (streaming.py), trimming a transcript and closing its
-calls (between.py), and rendering chat templates (templates.py). Needs the
+calls (between.py), exporting a transcript for a tracer (otel.py), and
+rendering chat templates (templates.py). Needs the
 ``bench`` group (pydantic, orjson, the provider SDKs, pydantic-ai, LiteLLM),
 and the ``test`` group for the chat-template table (transformers); a table
 whose peer is missing says so.
@@ -265,6 +266,7 @@ SECTIONS = (
     ("feed", "Provider streams: Accumulator.feed"),
     ("streaming", "Provider streams: the SDKs' objects, beside the SDKs' own accumulators"),
     ("between", "Between turns: trim and closing calls"),
+    ("otel", "Exporting to a tracer: convtypes.otel"),
     ("templates", "Local models: chat templates"),
 )
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib
 import json
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+# jsonschema ships no type hints; imported as a module, its names read as Any.
+jsonschema = importlib.import_module("jsonschema")
 
 HERE = Path(__file__).parent / "otel_schemas"
 
@@ -80,19 +82,19 @@ def _strictly(node: Any) -> Any:
     return node
 
 
-def loose(name: str) -> Draft202012Validator:
+def loose(name: str) -> Any:
     """The schema as published."""
-    return Draft202012Validator(schema(name))
+    return jsonschema.Draft202012Validator(schema(name))
 
 
-def strict(name: str) -> Draft202012Validator:
+def strict(name: str) -> Any:
     """The schema with each part union dispatching on ``type``."""
     rewritten = _strictly(copy.deepcopy(schema(name)))
-    Draft202012Validator.check_schema(rewritten)
-    return Draft202012Validator(rewritten)
+    jsonschema.Draft202012Validator.check_schema(rewritten)
+    return jsonschema.Draft202012Validator(rewritten)
 
 
-def problems(validator: Draft202012Validator, value: Any) -> list[str]:
+def problems(validator: Any, value: Any) -> list[str]:
     return [
         f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(value)
     ]

@@ -106,12 +106,12 @@ def check_structure(transcript: list[Any], exported: list[dict[str, Any]]) -> No
                 continue
             if not any(isinstance(piece, dict) for piece in message.items):
                 continue
-        role = {
+        roles: dict[type, str] = {
             ct.UserMessage: "user",
             ct.UserMultimodalMessage: "user",
             ct.ToolResultMessage: "tool",
-        }.get(type(message), "assistant")
-        expected.append(role)
+        }
+        expected.append(roles.get(type(message), "assistant"))
     assert [message["role"] for message in exported] == expected
 
 
@@ -579,7 +579,7 @@ def _item_strings(position: int, item: Any) -> list[tuple[str, str]]:
 
 
 def held_strings(transcript: list[Any]) -> list[tuple[int, str, str]]:
-    """(index, place, string): each string a transcript holds, with its place as ``why`` names it."""
+    """(index, place, string): each string a transcript holds, at its place as ``why`` names it."""
     found: list[tuple[int, str, str]] = []
     for index, message in enumerate(transcript):
         if isinstance(message, (ct.SystemMessage, ct.UserMessage)):
@@ -602,7 +602,7 @@ def held_strings(transcript: list[Any]) -> list[tuple[int, str, str]]:
                     if secret:
                         found.append((index, f"thinking block {at}", secret))
             for call in message.tool_calls:
-                found += [(index, "", call.name)] + [(index, "", call.id or "")]
+                found += [(index, "", call.name), (index, "", call.id or "")]
                 found += [(index, "", text) for _, text in _strings(call.arguments, (), True)]
         elif isinstance(message, ct.ToolResultMessage):
             found += [(index, "", message.tool_use_id), (index, "", message.content)]
@@ -752,8 +752,8 @@ def test_truncate_keeps_valid_json_within_the_budget_when_it_can(
     floor = otel.input_messages(transcript, truncate=0)  # every string emptied
     assert _size(cut) <= max(budget, _size(floor))
     whole = otel.input_messages(transcript)
-    for before, after in zip(whole, cut):
-        for part_before, part_after in zip(before["parts"], after["parts"]):
+    for before, after in zip(whole, cut, strict=True):
+        for part_before, part_after in zip(before["parts"], after["parts"], strict=True):
             marks = part_after.pop("truncated", {})
             if not marks:
                 assert part_after == part_before
@@ -768,7 +768,7 @@ def test_truncate_keeps_valid_json_within_the_budget_when_it_can(
 @pytest.mark.parametrize(
     ("call", "path"),
     [
-        (lambda: otel.input_messages("hello"), "$"),  # type: ignore[arg-type]
+        (lambda: otel.input_messages("hello"), "$"),
         (lambda: otel.input_messages([ct.UserMessage(content="a"), 3]), "$[1]"),
         (lambda: otel.left_out(None), "$"),  # type: ignore[arg-type]
         (

@@ -50,7 +50,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from ..dialects import LeftOut, Reply
-from ._items import item_pieces
+from ._items import Found, item_pieces, resolved
 from ._parts import assistant_parts, block_part, result_part, text_part
 from ._truncate import truncate as _truncate
 
@@ -97,14 +97,14 @@ def _budget(truncate: int | None) -> int | None:
     return truncate
 
 
-def _export(messages: list[Any], system: bool) -> tuple[list[dict[str, Any]], list[LeftOut]]:
+def _export(messages: list[Any], system: bool) -> tuple[list[dict[str, Any]], list[Found]]:
     """The messages as the conventions' messages, and what is left out of them.
 
     ``system`` says whether system messages are exported among the others
     (an output) or left for ``system_instructions`` (an input).
     """
     out: list[dict[str, Any]] = []
-    left: list[LeftOut] = []
+    left: list[Found] = []
     extra: list[dict[str, Any]] = []
     count = len(messages)
     for index, message in enumerate(messages):
@@ -231,4 +231,4 @@ def left_out(transcript_or_reply: Iterable[Any] | Reply) -> list[LeftOut]:
     and id where it has one.
     """
     _, left = _export(_messages(transcript_or_reply, "left_out"), True)
-    return left
+    return resolved(left)

@@ -17,7 +17,7 @@ not any dialect's private names.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Union
 from urllib.parse import quote
 
 import msgspec
@@ -26,7 +26,7 @@ from .._conversation import positional_call_id
 from .._messages import AssistantMessage
 from ..dialects import LeftOut, LeftOutKind
 
-__all__ = ["PROTOCOLS", "Piece", "item_pieces"]
+__all__ = ["PROTOCOLS", "Found", "ItemLeftOut", "Piece", "item_pieces", "resolved"]
 
 Part = dict[str, Any]
 
@@ -38,6 +38,32 @@ _ENCODE: Final = msgspec.json.Encoder()
 _OPAQUE: Final = frozenset(
     {"encrypted_content", "encrypted_index", "encrypted_stdout", "signature", "thought_signature"}
 )
+
+
+class ItemLeftOut(NamedTuple):
+    """A piece of an item left out, its ``why`` written only when asked (exports never ask)."""
+
+    message: int
+    what: LeftOutKind
+    position: int
+    path: tuple[str | int, ...]
+    why: str
+
+
+Found = Union[LeftOut, ItemLeftOut]
+"""What a walk finds left out: a ``LeftOut``, or one to be written out."""
+
+
+def resolved(found: list[Found]) -> list[LeftOut]:
+    """Each piece found as a ``LeftOut``."""
+    return [
+        piece
+        if isinstance(piece, LeftOut)
+        else LeftOut(
+            piece.message, piece.what, f"{_place(piece.position, piece.path)}: {piece.why}"
+        )
+        for piece in found
+    ]
 
 
 class Piece(NamedTuple):
@@ -57,7 +83,7 @@ def _place(position: int, path: tuple[str | int, ...]) -> str:
 class _Walk:
     """One items message being read: its index, what it leaves out, what its message holds."""
 
-    def __init__(self, index: int, left: list[LeftOut], held: AssistantMessage | None) -> None:
+    def __init__(self, index: int, left: list[Found], held: AssistantMessage | None) -> None:
         self.index = index
         self.left = left
         self.held = held
@@ -69,7 +95,7 @@ class _Walk:
     def leave(
         self, position: int, path: tuple[str | int, ...], what: LeftOutKind, why: str
     ) -> None:
-        self.left.append(LeftOut(self.index, what, f"{_place(position, path)}: {why}"))
+        self.left.append(ItemLeftOut(self.index, what, position, path, why))
 
     def flat(self, part: Part) -> None:
         self.pieces.append(Piece(part, True))
@@ -142,19 +168,37 @@ class _Walk:
                 )
 
     def scrub(self, position: int, path: tuple[str | int, ...], value: Any) -> Any:
-        """``value`` without its opaque fields, each named as left out."""
+        """``value`` without its opaque fields, each named as left out.
+
+        What holds nothing opaque is returned as it is, not copied.
+        """
         if isinstance(value, dict):
-            out: dict[str, Any] = {}
+            out: dict[str, Any] | None = None
             for key, inner in value.items():
                 if key in _OPAQUE:
                     self.leave(
                         position, (*path, key), "items", "encrypted or opaque provider state"
                     )
-                else:
-                    out[key] = self.scrub(position, (*path, key), inner)
-            return out
+                    if out is None:
+                        out = {k: v for k, v in value.items() if k not in _OPAQUE}
+                    continue
+                if isinstance(inner, (dict, list)):
+                    cleaned = self.scrub(position, (*path, key), inner)
+                    if cleaned is not inner:
+                        if out is None:
+                            out = {k: v for k, v in value.items() if k not in _OPAQUE}
+                        out[key] = cleaned
+            return value if out is None else out
         if isinstance(value, list):
-            return [self.scrub(position, (*path, at), inner) for at, inner in enumerate(value)]
+            items: list[Any] | None = None
+            for at, inner in enumerate(value):
+                if isinstance(inner, (dict, list)):
+                    cleaned = self.scrub(position, (*path, at), inner)
+                    if cleaned is not inner:
+                        if items is None:
+                            items = list(value)
+                        items[at] = cleaned
+            return value if items is None else items
         return value
 
     def server_call(self, ident: object, name: str, details: dict[str, Any]) -> None:
@@ -686,7 +730,7 @@ def item_pieces(
     protocol: str,
     items: tuple[Any, ...],
     held: AssistantMessage | None,
-    left: list[LeftOut],
+    left: list[Found],
 ) -> list[Piece]:
     """The pieces of an items message at ``index``; what has no part goes to ``left``.
 

@@ -27,6 +27,7 @@ from .._conversation import positional_call_id
 from .._errors import WireError
 from .._messages import AssistantMessage, ThinkingBlock, ToolCall, ToolResultMessage
 from ..dialects import LeftOut
+from ._items import Found
 
 __all__ = [
     "assistant_parts",
@@ -139,7 +140,7 @@ def block_part(block: object, index: int, position: int) -> Part:
 
 
 def reasoning_parts(
-    index: int, thinking: tuple[ThinkingBlock, ...], left: list[LeftOut]
+    index: int, thinking: tuple[ThinkingBlock, ...], left: list[Found]
 ) -> list[Part]:
     """A ``reasoning`` part for each thinking block with text; what is opaque goes to ``left``."""
     parts: list[Part] = []
@@ -166,7 +167,7 @@ def call_part(position: int, call: ToolCall) -> Part:
 
 
 def assistant_parts(
-    index: int, message: AssistantMessage, extra: list[Part], left: list[LeftOut]
+    index: int, message: AssistantMessage, extra: list[Part], left: list[Found]
 ) -> list[Part]:
     """An assistant message's parts: reasoning, ``extra`` (a reply's server tools), text, calls."""
     parts = reasoning_parts(index, message.thinking, left) if message.thinking else []

@@ -20,6 +20,7 @@ import msgspec
 __all__ = ["truncate"]
 
 _ENCODE: Final = msgspec.json.Encoder()
+_DECODE: Final = msgspec.json.Decoder()
 
 # Fields that say what a part is, not what it holds: never cut.
 _STRUCTURE: Final = frozenset({"type", "id", "name", "role", "mime_type", "modality", "provenance"})
@@ -28,48 +29,40 @@ _STRUCTURE: Final = frozenset({"type", "id", "name", "role", "mime_type", "modal
 class _Slot:
     """A string inside a part: where it stands, and its cost as JSON."""
 
-    __slots__ = ("container", "cost", "key", "part", "pointer", "text")
+    __slots__ = ("container", "cost", "key", "part", "path", "text")
 
     def __init__(
-        self, part: dict[str, Any], container: Any, key: Any, pointer: str, text: str
+        self, part: dict[str, Any], container: Any, key: Any, path: tuple[Any, ...], text: str
     ) -> None:
         self.part = part
         self.container = container
         self.key = key
-        self.pointer = pointer
+        self.path = path
         self.text = text
         self.cost = len(_ENCODE.encode(text)) - 2
 
+    @property
+    def pointer(self) -> str:
+        """Where the string stands in its part, as a JSON Pointer."""
+        return "".join("/" + str(step).replace("~", "~0").replace("/", "~1") for step in self.path)
 
-def _escape(step: object) -> str:
-    return str(step).replace("~", "~0").replace("/", "~1")
 
-
-def _slots(
-    part: dict[str, Any], container: Any, pointer: str, found: list[_Slot], top: bool
-) -> None:
+def _slots(part: dict[str, Any], container: Any, path: tuple[Any, ...], found: list[_Slot]) -> None:
     pairs = container.items() if isinstance(container, dict) else enumerate(container)
     for key, value in pairs:
-        if key == "type" or (top and key in _STRUCTURE):
+        if key == "type" or (not path and key in _STRUCTURE):
             continue
-        where = f"{pointer}/{_escape(key)}"
         if isinstance(value, str):
             if value:
-                found.append(_Slot(part, container, key, where, value))
+                found.append(_Slot(part, container, key, (*path, key), value))
         elif isinstance(value, (dict, list)):
-            _slots(part, value, where, found, False)
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy(inner) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_copy(inner) for inner in value]
-    return value
+            _slots(part, value, (*path, key), found)
 
 
 def _cut(text: str, budget: int) -> str:
     """The longest start of ``text`` whose JSON costs at most ``budget`` bytes."""
+    if text.isascii() and len(_ENCODE.encode(text)) == len(text) + 2:
+        return text[:budget]  # nothing to escape: a character is a byte
     low, high = 0, min(len(text), budget)
     while low < high:
         middle = (low + high + 1) // 2
@@ -96,45 +89,38 @@ def _cap(costs: list[int], excess: int) -> int:
     return 0
 
 
-def _cut_to(value: list[Any], cap: int, parts_of: str | None) -> list[Any]:
-    value = _copy(value)
-    for part in _parts(value, parts_of):
-        slots: list[_Slot] = []
-        _slots(part, part, "", slots, True)
-        for slot in slots:
-            if slot.cost <= cap:
-                continue
-            whole = len(slot.text.encode("utf-8", "surrogatepass"))
-            blob = part.get("type") == "blob" and slot.container is part and slot.key == "content"
-            slot.container[slot.key] = "" if blob else _cut(slot.text, cap)
-            part.setdefault("truncated", {})[slot.pointer] = whole
-    return value
-
-
-def _parts(value: list[Any], parts_of: str | None) -> list[dict[str, Any]]:
-    if parts_of is None:
-        return value
-    return [part for entry in value for part in entry[parts_of]]
-
-
 def truncate(value: list[Any], budget: int, parts_of: str | None) -> list[Any]:
     """``value`` (messages, or parts when ``parts_of`` is ``None``) cut to ``budget`` bytes.
 
-    When the structure alone costs more than the budget, every string that
-    may be cut is emptied, and the result is as small as it can be.
+    A value within the budget is returned as it is; any other is copied
+    first, so that the transcript's own values are never cut. When the
+    structure alone costs more than the budget, every string that may be cut
+    is emptied, and the result is as small as it can be.
     """
-    size = len(_ENCODE.encode(value))
+    encoded = _ENCODE.encode(value)
+    size = len(encoded)
     if size <= budget:
         return value
+    value = _DECODE.decode(encoded)  # a copy of its own, to cut
+    parts = value if parts_of is None else [part for entry in value for part in entry[parts_of]]
     slots: list[_Slot] = []
-    for part in _parts(value, parts_of):
-        _slots(part, part, "", slots, True)
+    for part in parts:
+        _slots(part, part, (), slots)
     costs = sorted((slot.cost for slot in slots), reverse=True)
     excess = size - budget
     while True:
         cap = _cap(costs, excess)
-        cut = _cut_to(value, cap, parts_of)
-        over = len(_ENCODE.encode(cut)) - budget
+        for part in parts:
+            part.pop("truncated", None)
+        for slot in slots:
+            if slot.cost <= cap:
+                slot.container[slot.key] = slot.text
+                continue
+            blob = slot.part.get("type") == "blob" and slot.path == ("content",)
+            slot.container[slot.key] = "" if blob else _cut(slot.text, cap)
+            whole = len(slot.text.encode("utf-8", "surrogatepass"))
+            slot.part.setdefault("truncated", {})[slot.pointer] = whole
+        over = len(_ENCODE.encode(value)) - budget
         if over <= 0 or cap == 0:
-            return cut
+            return value
         excess += over  # the marks took room, or a cut fell short of a character
