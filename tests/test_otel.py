@@ -790,6 +790,8 @@ def test_truncate_keeps_valid_json_within_the_budget_when_it_can(
             ),
             "$[0].content[1].type",
         ),
+        (lambda: otel.system_instructions([ct.SystemMessage(content="a"), "b"]), "$[1]"),
+        (lambda: otel.system_instructions(3), "$"),  # type: ignore[arg-type]
         (lambda: otel.input_messages([], truncate=-1), "$"),
         (lambda: otel.input_messages([], truncate=True), "$"),
         (lambda: otel.output_messages([]), "$"),  # type: ignore[arg-type]

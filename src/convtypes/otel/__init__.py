@@ -97,6 +97,27 @@ def _budget(truncate: int | None) -> int | None:
     return truncate
 
 
+def _not_a_message(index: int, message: object) -> WireError:
+    role = getattr(message, "role", None)
+    if isinstance(role, str) and not isinstance(message, dict):
+        return WireError(
+            f"expected a message this version knows, got role {role!r}", f"$[{index}].role"
+        )
+    return WireError(f"expected a message, got {type(message).__name__}", f"$[{index}]")
+
+
+_KNOWN: Final = frozenset(
+    {
+        SystemMessage,
+        UserMessage,
+        UserMultimodalMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        ProviderOutputItemsMessage,
+    }
+)
+
+
 def _export(messages: list[Any], system: bool) -> tuple[list[dict[str, Any]], list[Found]]:
     """The messages as the conventions' messages, and what is left out of them.
 
@@ -131,12 +152,7 @@ def _export(messages: list[Any], system: bool) -> tuple[list[dict[str, Any]], li
             elif pieces:
                 out.append({"role": "assistant", "parts": [piece.part for piece in pieces]})
         else:
-            role = getattr(message, "role", None)
-            if isinstance(role, str) and not isinstance(message, dict):
-                raise WireError(
-                    f"expected a message this version knows, got role {role!r}", f"$[{index}].role"
-                )
-            raise WireError(f"expected a message, got {type(message).__name__}", f"$[{index}]")
+            raise _not_a_message(index, message)
     return out, left
 
 
@@ -170,6 +186,9 @@ def system_instructions(
     """
     budget = _budget(truncate)
     messages = _messages(transcript, "system_instructions")
+    for index, message in enumerate(messages):
+        if type(message) not in _KNOWN:
+            raise _not_a_message(index, message)
     out = [text_part(message.content) for message in messages if type(message) is SystemMessage]
     return out if budget is None else _truncate(out, budget, None)
 
