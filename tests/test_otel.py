@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -513,6 +514,148 @@ def test_items_of_an_unknown_protocol_are_left_out_whole() -> None:
         {"role": "user", "parts": [{"type": "text", "content": "Go"}]}
     ]
     assert [(piece.index, piece.what) for piece in otel.left_out(transcript)] == [(1, "items")]
+
+
+def _fixed_replies() -> list[
+    tuple[str, Callable[[], Reply], list[str], list[tuple[int, str, str]]]
+]:
+    """Recorded shapes of each provider's replies (its own tests' fixtures): the part
+    types each exports to, and what left_out names, (index, what, place)."""
+    import test_cohere_turn as cohere_turn
+    import test_mistral_turn as mistral_turn
+    from test_ollama import REPLIES as OLLAMA
+    from test_ollama import response as ollama_response
+    from test_openai_chat_turn import completion
+
+    from convtypes.dialects import anthropic, bedrock, cohere, mistral, ollama, openai_chat
+
+    import bedrock_replies
+
+    kept = mistral_turn.KEPT_CONTENT
+    return [
+        (
+            "anthropic",
+            lambda: anthropic.read_reply(_ANTHROPIC_SEARCH),
+            ["reasoning", "server_tool_call", "server_tool_call_response", "compaction", "text"],
+            [
+                (0, "signature", "item 0 at /signature"),
+                (0, "redacted-thinking", "item 1"),
+                (0, "items", "item 3 at /content/0/encrypted_content"),
+                (0, "annotations", "item 4 at /citations"),
+                (0, "items", "item 5 at /encrypted_content"),
+                (0, "items", "item 6"),
+                (1, "signature", "thinking block 0"),
+                (1, "redacted-thinking", "thinking block 1"),
+            ],
+        ),
+        (
+            "openai_chat, annotations",
+            lambda: openai_chat.read_reply(
+                completion(
+                    {
+                        "role": "assistant",
+                        "content": "See [1].",
+                        "annotations": [{"type": "url_citation", "url_citation": {"url": "u"}}],
+                    }
+                )
+            ),
+            ["text"],
+            [(0, "annotations", "item 0 at /annotations")],
+        ),
+        (
+            "openai_chat, audio",
+            lambda: openai_chat.read_reply(
+                completion(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "audio": {"id": "a1", "data": "UklG", "expires_at": 9, "transcript": "Hi!"},
+                    }
+                )
+            ),
+            ["blob", "text"],
+            [],
+        ),
+        (
+            "ollama, images",
+            lambda: ollama.read_reply(ollama_response(OLLAMA["images"])),
+            ["blob", "text"],
+            [],
+        ),
+        (
+            "ollama, a field of its own",
+            lambda: ollama.read_reply(ollama_response(OLLAMA["unknown-field"])),
+            ["text"],
+            [(0, "items", "item 0 at /mood")],
+        ),
+        (
+            "bedrock, code interpreter",
+            lambda: bedrock.read_reply(bedrock_replies.code_interpreter()),
+            ["server_tool_call", "server_tool_call_response", "tool_call"],
+            [],
+        ),
+        (
+            "bedrock, citations",
+            lambda: bedrock.read_reply(bedrock_replies.cited_reply()),
+            ["text"],
+            [(0, "annotations", "item 1 at /citationsContent/citations")],
+        ),
+        (
+            "bedrock, signed reasoning",
+            lambda: bedrock.read_reply(bedrock_replies.thinking_then_call()),
+            ["reasoning", "text", "tool_call"],
+            [(0, "signature", "thinking block 0")],
+        ),
+        (
+            "bedrock, redacted reasoning",
+            lambda: bedrock.read_reply(bedrock_replies.redacted_then_text()),
+            ["text"],
+            [(0, "redacted-thinking", "thinking block 0")],
+        ),
+        (
+            "mistral, signed thinking",
+            lambda: mistral.read_reply(
+                mistral_turn.completion({"role": "assistant", "content": kept[1][0]})
+            ),
+            ["reasoning", "text"],
+            [(0, "signature", "item 0 at /content/0/signature")],
+        ),
+        (
+            "mistral, a reference",
+            lambda: mistral.read_reply(
+                mistral_turn.completion({"role": "assistant", "content": kept[4][0]})
+            ),
+            ["text"],
+            [(0, "annotations", "item 0 at /content/1")],
+        ),
+        (
+            "cohere, citations",
+            lambda: cohere.read_reply(cohere_turn.reply(cohere_turn.CITED)),
+            ["text"],
+            [(0, "annotations", "item 0 at /citations")],
+        ),
+        (
+            "cohere, thinking",
+            lambda: cohere.read_reply(cohere_turn.reply(cohere_turn.REASONED)),
+            ["reasoning", "text"],
+            [],
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "read", "types", "named"), _fixed_replies(), ids=[c[0] for c in _fixed_replies()]
+)
+def test_what_each_provider_s_replies_export_and_leave_out(
+    name: str, read: Callable[[], Reply], types: list[str], named: list[tuple[int, str, str]]
+) -> None:
+    reply = read()
+    exported = otel.output_messages(reply)
+    assert problems(OUTPUT, exported) == []
+    assert [part["type"] for message in exported for part in message["parts"]] == types
+    left = otel.left_out(reply)
+    assert [(piece.index, piece.what, piece.why.split(": ")[0]) for piece in left] == named
+    assert unexported(reply.messages, exported, left) == []
 
 
 # --- generated transcripts and replies of all eight dialects ----------------------------------
