@@ -505,6 +505,74 @@ def test_items_without_their_message_export_everything_they_hold() -> None:
     check_structure(transcript, exported)
 
 
+def test_more_server_tools_compaction_and_odd_items() -> None:
+    responses = ct.ProviderOutputItemsMessage(
+        protocol="openai-responses",
+        items=[
+            {
+                "type": "code_interpreter_call",
+                "id": "ci_1",
+                "code": "print(1)",
+                "container_id": "cntr_1",
+                "outputs": [{"type": "logs", "logs": "1"}],
+            },
+            {
+                "type": "mcp_call",
+                "id": "mcp_1",
+                "server_label": "docs",
+                "name": "find",
+                "arguments": "{}",
+                "output": "found",
+            },
+            {
+                "type": "image_generation_call",
+                "id": "ig_1",
+                "status": "completed",
+                "result": "iVBORw0KGgo=",
+                "output_format": "png",
+            },
+            {"type": "compaction", "id": "cmp_1", "encrypted_content": "RU5D"},
+            {"type": "mcp_list_tools", "id": "ml_1", "server_label": "docs", "tools": []},
+            "not an item",
+        ],
+    )
+    anthropic_items = ct.ProviderOutputItemsMessage(
+        protocol="anthropic",
+        items=[{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}, 7],
+    )
+    transcript = [ct.UserMessage(content="Go"), responses, anthropic_items]
+    exported = otel.input_messages(transcript)
+    assert problems(INPUT, exported) == []
+    assert [part["type"] for part in exported[1]["parts"]] == [
+        "server_tool_call",
+        "server_tool_call_response",
+        "server_tool_call",
+        "server_tool_call_response",
+        "server_tool_call",
+        "blob",
+        "compaction",
+    ]
+    assert exported[1]["parts"][2]["name"] == "find"
+    assert exported[1]["parts"][5] == {
+        "type": "blob",
+        "modality": "image",
+        "mime_type": "image/png",
+        "content": "iVBORw0KGgo=",
+    }
+    assert exported[1]["parts"][6] == {"type": "compaction", "id": "cmp_1"}
+    assert exported[2] == {"role": "assistant", "parts": [{"type": "text", "content": "Hi"}]}
+    assert [
+        (piece.index, piece.what, piece.why.split(": ")[0]) for piece in otel.left_out(transcript)
+    ] == [
+        (1, "items", "item 3 at /encrypted_content"),
+        (1, "items", "item 4"),
+        (1, "items", "item 5"),
+        (2, "cache-control", "item 0 at /cache_control"),
+        (2, "items", "item 1"),
+    ]
+    assert "RU5D" not in json.dumps(exported)
+
+
 def test_items_of_an_unknown_protocol_are_left_out_whole() -> None:
     transcript = [
         ct.UserMessage(content="Go"),
@@ -662,7 +730,14 @@ def test_what_each_provider_s_replies_export_and_leave_out(
 
 # What left_out names in each provider's replies, as docs/otel.md lists it.
 LEFT_OUT_BY_PROVIDER: dict[str, set[str]] = {
-    "anthropic": {"signature", "redacted-thinking", "annotations", "call", "items"},
+    "anthropic": {
+        "signature",
+        "redacted-thinking",
+        "annotations",
+        "call",
+        "items",
+        "cache-control",
+    },
     "openai_chat": {"annotations", "call", "items"},
     "openai_responses": {"redacted-thinking", "annotations", "call", "items"},
     "gemini": {"signature", "items"},

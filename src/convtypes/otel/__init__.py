@@ -242,7 +242,7 @@ def left_out(transcript_or_reply: Iterable[Any] | Reply) -> list[LeftOut]:
     - ``"items"``: a provider item with no part type in the conventions,
       encrypted state inside one (a compaction's, a search result's), a
       field no part has room for, and items of a protocol not read here;
-    - ``"cache-control"``: a cache marker kept in Bedrock's items;
+    - ``"cache-control"``: a cache marker kept in the items;
     - ``"audio"``: output audio kept by its id only.
 
     The items' own bookkeeping (their ``type``, ``id``, ``status`` and
