@@ -982,13 +982,12 @@ def test_truncate_keeps_valid_json_within_the_budget_when_it_can(
 
 # --- bad input ----------------------------------------------------------------------------------
 
+_HOLOGRAM = ct.UnknownBlock(type="hologram", raw=b'{"type":"hologram"}')
+
 
 @pytest.mark.parametrize(
     ("call", "path"),
     [
-        (lambda: otel.input_messages("hello"), "$"),
-        (lambda: otel.input_messages([ct.UserMessage(content="a"), 3]), "$[1]"),
-        (lambda: otel.left_out(None), "$"),  # type: ignore[arg-type]
         (
             lambda: otel.input_messages(
                 [ct.UnknownMessage(role="critic", raw=b'{"role":"critic"}')]
@@ -996,30 +995,60 @@ def test_truncate_keeps_valid_json_within_the_budget_when_it_can(
             "$[0].role",
         ),
         (
-            lambda: otel.input_messages(
+            lambda: otel.left_out(
                 [
-                    ct.UserMultimodalMessage(
-                        content=(
-                            ct.TextBlock(text="a"),
-                            ct.UnknownBlock(type="hologram", raw=b'{"type":"hologram"}'),
-                        )
-                    )
+                    ct.UserMessage(content="a"),
+                    ct.UnknownMessage(role="critic", raw=b'{"role":"critic"}'),
                 ]
+            ),
+            "$[1].role",
+        ),
+        (
+            lambda: otel.input_messages(
+                [ct.UserMultimodalMessage(content=(ct.TextBlock(text="a"), _HOLOGRAM))]
             ),
             "$[0].content[1].type",
         ),
-        (lambda: otel.system_instructions([ct.SystemMessage(content="a"), "b"]), "$[1]"),
-        (lambda: otel.system_instructions(3), "$"),  # type: ignore[arg-type]
-        (lambda: otel.input_messages([], truncate=-1), "$"),
-        (lambda: otel.input_messages([], truncate=True), "$"),
-        (lambda: otel.output_messages([]), "$"),  # type: ignore[arg-type]
-        (lambda: otel.finish_reasons(None), "$"),  # type: ignore[arg-type]
     ],
 )
-def test_bad_input_raises_wire_error_naming_where(call: Any, path: str) -> None:
+def test_what_this_version_does_not_know_raises_wire_error_naming_it(call: Any, path: str) -> None:
     with pytest.raises(ct.WireError) as raised:
         call()
     assert raised.value.path == path
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: otel.input_messages("hello"), TypeError, "not a str"),
+        (lambda: otel.input_messages({"role": "user"}), TypeError, "not a dict"),
+        (
+            lambda: otel.input_messages([ct.UserMessage(content="a"), 3]),
+            TypeError,
+            "item 1 is a int",
+        ),
+        (lambda: otel.left_out([{"role": "user", "content": "a"}]), TypeError, "item 0 is a dict"),
+        (lambda: otel.left_out(None), TypeError, "not a NoneType"),  # type: ignore[arg-type]
+        (
+            lambda: otel.system_instructions([ct.SystemMessage(content="a"), "b"]),
+            TypeError,
+            "item 1 is a str",
+        ),
+        (lambda: otel.system_instructions(3), TypeError, "not a int"),  # type: ignore[arg-type]
+        (lambda: otel.input_messages([], truncate=-1), ValueError, "from 0 bytes, got -1"),
+        (lambda: otel.input_messages([], truncate=True), TypeError, "got bool"),
+        (lambda: otel.input_messages([], truncate=1.5), TypeError, "got float"),  # type: ignore[arg-type]
+        (lambda: otel.output_messages([]), TypeError, "takes a Reply, not a list"),  # type: ignore[arg-type]
+        (lambda: otel.finish_reasons(None), TypeError, "takes a Reply, not a NoneType"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_wrong_argument_raises_type_or_value_error_naming_it(
+    call: Any, error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error) as raised:
+        call()
+    assert not isinstance(raised.value, ct.WireError)
+    assert words in str(raised.value)
 
 
 # --- the layer ----------------------------------------------------------------------------------

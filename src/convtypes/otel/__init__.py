@@ -85,25 +85,28 @@ def _messages(transcript: object, caller: str) -> list[Any]:
     if isinstance(transcript, Reply):
         return transcript.messages
     if isinstance(transcript, (str, bytes, dict)) or not isinstance(transcript, Iterable):
-        raise WireError(f"{caller} takes a list of messages, got {type(transcript).__name__}", "$")
+        raise TypeError(f"{caller} takes a list of messages, not a {type(transcript).__name__}")
     return list(transcript)
 
 
 def _budget(truncate: int | None) -> int | None:
     if truncate is None:
         return None
-    if type(truncate) is not int or truncate < 0:
-        raise WireError(f"expected truncate to be a byte count from 0, got {truncate!r}", "$")
+    if type(truncate) is not int:
+        raise TypeError(f"truncate takes an int budget in bytes, got {type(truncate).__name__}")
+    if truncate < 0:
+        raise ValueError(f"truncate takes a budget from 0 bytes, got {truncate}")
     return truncate
 
 
-def _not_a_message(index: int, message: object) -> WireError:
+def _not_a_message(caller: str, index: int, message: object) -> Exception:
+    """A ``WireError`` for a message of a newer writer, a ``TypeError`` for a non-message."""
     role = getattr(message, "role", None)
     if isinstance(role, str) and not isinstance(message, dict):
         return WireError(
             f"expected a message this version knows, got role {role!r}", f"$[{index}].role"
         )
-    return WireError(f"expected a message, got {type(message).__name__}", f"$[{index}]")
+    return TypeError(f"{caller} takes messages; item {index} is a {type(message).__name__}")
 
 
 _KNOWN: Final = frozenset(
@@ -118,7 +121,9 @@ _KNOWN: Final = frozenset(
 )
 
 
-def _export(messages: list[Any], system: bool) -> tuple[list[dict[str, Any]], list[Found]]:
+def _export(
+    messages: list[Any], system: bool, caller: str
+) -> tuple[list[dict[str, Any]], list[Found]]:
     """The messages as the conventions' messages, and what is left out of them.
 
     ``system`` says whether system messages are exported among the others
@@ -152,7 +157,7 @@ def _export(messages: list[Any], system: bool) -> tuple[list[dict[str, Any]], li
             elif pieces:
                 out.append({"role": "assistant", "parts": [piece.part for piece in pieces]})
         else:
-            raise _not_a_message(index, message)
+            raise _not_a_message(caller, index, message)
     return out, left
 
 
@@ -168,12 +173,14 @@ def input_messages(
     something lists what in a ``truncated`` field (a JSON Pointer into the
     part for each cut string, with its length in bytes before the cut).
 
-    Raises :class:`~convtypes.WireError` for what is not a transcript: a
-    value other than a list of messages, or a message or block of a kind this
-    version does not know (``$[3].role``, ``$[2].content[1].type``).
+    Raises :class:`~convtypes.WireError` for a message or block of a kind
+    this version does not know, naming it (``$[3].role``,
+    ``$[2].content[1].type``); ``TypeError`` for a ``transcript`` that is no
+    list of messages (a string, a mapping, an item that is no message), or a
+    ``truncate`` that is no ``int``; ``ValueError`` for a negative one.
     """
     budget = _budget(truncate)
-    out, _ = _export(_messages(transcript, "input_messages"), False)
+    out, _ = _export(_messages(transcript, "input_messages"), False, "input_messages")
     return out if budget is None else _truncate(out, budget, "parts")
 
 
@@ -188,7 +195,7 @@ def system_instructions(
     messages = _messages(transcript, "system_instructions")
     for index, message in enumerate(messages):
         if type(message) not in _KNOWN:
-            raise _not_a_message(index, message)
+            raise _not_a_message("system_instructions", index, message)
     out = [text_part(message.content) for message in messages if type(message) is SystemMessage]
     return out if budget is None else _truncate(out, budget, None)
 
@@ -206,8 +213,8 @@ def output_messages(reply: Reply, *, truncate: int | None = None) -> list[dict[s
     """
     budget = _budget(truncate)
     if not isinstance(reply, Reply):
-        raise WireError(f"output_messages takes a Reply, got {type(reply).__name__}", "$")
-    out, _ = _export(reply.messages, True)
+        raise TypeError(f"output_messages takes a Reply, not a {type(reply).__name__}")
+    out, _ = _export(reply.messages, True, "output_messages")
     if not out:
         out = [{"role": "assistant", "parts": []}]
     return out if budget is None else _truncate(out, budget, "parts")
@@ -220,7 +227,7 @@ def finish_reasons(reply: Reply) -> list[str]:
     ``"other"``, the provider's own reason, or ``"other"`` when it gave none.
     """
     if not isinstance(reply, Reply):
-        raise WireError(f"finish_reasons takes a Reply, got {type(reply).__name__}", "$")
+        raise TypeError(f"finish_reasons takes a Reply, not a {type(reply).__name__}")
     reason = FINISH_REASONS.get(reply.stop_reason) or reply.provider_stop_reason or "other"
     return [reason] * len(output_messages(reply))
 
@@ -249,5 +256,5 @@ def left_out(transcript_or_reply: Iterable[Any] | Reply) -> list[LeftOut]:
     ``role``) is not content and is not named: it shows as the part's type
     and id where it has one.
     """
-    _, left = _export(_messages(transcript_or_reply, "left_out"), True)
+    _, left = _export(_messages(transcript_or_reply, "left_out"), True, "left_out")
     return resolved(left)
