@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 import msgspec
 import pytest
@@ -27,7 +28,9 @@ from test_switch_providers import PROVIDERS, Provider, transcripts, with_ids_of
 
 import convtypes as ct
 from convtypes import otel
+from convtypes import strategies as cst
 from convtypes.dialects import LEFT_OUT_KINDS, LeftOut, Reply
+from convtypes.otel._items import PROTOCOLS, UNREAD
 
 from budget import examples
 
@@ -809,8 +812,6 @@ def held_strings(transcript: list[Any]) -> list[tuple[int, str, str]]:
                     if isinstance(value, str):
                         if name == "url" and value.startswith("data:"):
                             value = value.partition(",")[2]
-                        if name == "path":
-                            value = value.replace(" ", "%20")
                         found.append((index, f"block {at}", value))
         elif isinstance(message, ct.AssistantMessage):
             found.append((index, "", message.content))
@@ -831,16 +832,25 @@ def held_strings(transcript: list[Any]) -> list[tuple[int, str, str]]:
 
 
 def _named(piece: LeftOut, index: int, place: str) -> bool:
-    """Whether ``piece`` names the place (or a place holding it) of message ``index``."""
-    if piece.index != index or not place:
+    """Whether ``piece`` names the place (or a place holding it) of message ``index``.
+
+    A ``why`` that starts with no place names the whole message, as the
+    dialects' ``left_out`` has it.
+    """
+    if piece.index != index:
         return False
     named = piece.why.split(": ", 1)[0]
-    return place == named or place.startswith(named + "/") or place.startswith(named + " at /")
+    if not named.startswith(("item ", "thinking block ", "block ")):
+        return True
+    return bool(place) and (
+        place == named or place.startswith(named + "/") or place.startswith(named + " at /")
+    )
 
 
 def unexported(transcript: list[Any], exported: list[Any], left: list[LeftOut]) -> list[str]:
     """Each string of the transcript found neither in the export nor under a left-out place."""
     pool = [text for _, text in _strings(exported, (), True)]
+    pool += [unquote(text) for text in pool if "%" in text]  # a local path, as a URI
     missing: list[str] = []
     for index, place, text in held_strings(transcript):
         if not text or any(_named(piece, index, place) for piece in left):
@@ -867,6 +877,8 @@ def test_a_transcript_of_each_provider_exports_strictly_and_loses_only_what_left
     assert [piece.index for piece in left] == sorted(piece.index for piece in left)
     assert {piece.what for piece in left} <= LEFT_OUT_BY_PROVIDER[repr(source)]
     assert all(piece.what in LEFT_OUT_KINDS for piece in left)
+    # The provider's own shapes are read: none is left to the audit's catch-all.
+    assert [piece for piece in left if piece.why.endswith(UNREAD)] == []
     assert unexported(transcript, [*system, *exported], left) == []
     # Nothing opaque: no string a left-out piece names is copied into the export.
     assert msgspec.json.encode(exported)  # plain JSON values only
@@ -888,7 +900,40 @@ def test_a_reply_of_each_provider_exports_strictly_with_a_finish_reason_per_mess
     assert all(isinstance(reason, str) and reason for reason in reasons)
     left = otel.left_out(reply)
     assert {piece.what for piece in left} <= LEFT_OUT_BY_PROVIDER[repr(source)]
+    assert [piece for piece in left if piece.why.endswith(UNREAD)] == []
     assert unexported(reply.messages, exported, left) == []
+
+
+# Items of every protocol in any JSON shape, some shaped like the providers' blocks.
+_ODD_ITEMS = st.builds(
+    lambda protocol, items: ct.ProviderOutputItemsMessage(protocol=protocol, items=items),
+    st.sampled_from(sorted(PROTOCOLS)),
+    st.lists(
+        cst.json_values()
+        | st.fixed_dictionaries(
+            {"type": st.sampled_from(["text", "thinking", "tool_use", "compaction", "message"])},
+            optional={
+                key: cst.json_values()
+                for key in ("text", "content", "id", "name", "input", "thinking", "signature")
+            },
+        ),
+        max_size=4,
+    ),
+)
+
+
+@settings(max_examples=examples(300, 40))
+@given(st.lists(_ODD_ITEMS | cst.messages(), max_size=6))
+def test_any_transcript_exports_strictly_and_loses_only_what_left_out_names(
+    transcript: list[ct.Message],
+) -> None:
+    exported = otel.input_messages(transcript)
+    assert problems(INPUT, exported) == []
+    assert _types(exported) <= set(NAMED)
+    assert all(message["role"] != "system" for message in exported)
+    left = otel.left_out(transcript)
+    assert all(piece.what in LEFT_OUT_KINDS for piece in left)
+    assert unexported(transcript, [*otel.system_instructions(transcript), *exported], left) == []
 
 
 @pytest.mark.parametrize(

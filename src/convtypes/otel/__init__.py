@@ -122,7 +122,7 @@ _KNOWN: Final = frozenset(
 
 
 def _export(
-    messages: list[Any], system: bool, caller: str
+    messages: list[Any], system: bool, caller: str, audit: bool = False
 ) -> tuple[list[dict[str, Any]], list[Found]]:
     """The messages as the conventions' messages, and what is left out of them.
 
@@ -151,7 +151,7 @@ def _export(
         elif kind is ProviderOutputItemsMessage:
             after = messages[index + 1] if index + 1 < count else None
             held = after if type(after) is AssistantMessage else None
-            pieces = item_pieces(index, message.protocol, message.items, held, left)
+            pieces = item_pieces(index, message.protocol, message.items, held, left, audit)
             if held is not None:
                 extra = [piece.part for piece in pieces if not piece.flat]
             elif pieces:
@@ -249,6 +249,9 @@ def left_out(transcript_or_reply: Iterable[Any] | Reply) -> list[LeftOut]:
     - ``"items"``: a provider item with no part type in the conventions,
       encrypted state inside one (a compaction's, a search result's), a
       field no part has room for, and items of a protocol not read here;
+      and, found by a last check of every string of the items, any value
+      of a shape no reader here knows (its ``why`` ends with
+      ``"a value of a shape convtypes.otel does not read"``);
     - ``"cache-control"``: a cache marker kept in the items;
     - ``"audio"``: output audio kept by its id only.
 
@@ -256,5 +259,5 @@ def left_out(transcript_or_reply: Iterable[Any] | Reply) -> list[LeftOut]:
     ``role``) is not content and is not named: it shows as the part's type
     and id where it has one.
     """
-    _, left = _export(_messages(transcript_or_reply, "left_out"), True, "left_out")
+    _, left = _export(_messages(transcript_or_reply, "left_out"), True, "left_out", True)
     return resolved(left)

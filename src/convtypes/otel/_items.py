@@ -731,11 +731,13 @@ def item_pieces(
     items: tuple[Any, ...],
     held: AssistantMessage | None,
     left: list[Found],
+    audit: bool = False,
 ) -> list[Piece]:
     """The pieces of an items message at ``index``; what has no part goes to ``left``.
 
     ``held`` is the assistant message read from the items (the one right
-    after them), or ``None``.
+    after them), or ``None``. ``audit`` names, besides what the readers
+    name, each string no part carries (see :func:`_audit`).
     """
     read = PROTOCOLS.get(protocol)
     if read is None:
@@ -750,4 +752,81 @@ def item_pieces(
         return []
     walk = _Walk(index, left, held)
     read(walk, items)
+    if audit:
+        _audit(walk, items)
     return walk.pieces
+
+
+# What an item says about itself rather than about the conversation: its kind,
+# its id and state, the role of a message. Never looked for in the export.
+_BOOKKEEPING: Final = frozenset({"type", "id", "status", "role"})
+
+UNREAD: Final = "a value of a shape convtypes.otel does not read"
+"""The ``why`` (after the place) of a string no part carries, that no reader named."""
+
+
+def _leaves(
+    value: Any,
+    path: tuple[str | int, ...],
+    found: list[tuple[tuple[str | int, ...], str]],
+    keys: bool,
+) -> None:
+    if isinstance(value, str):
+        found.append((path, value))
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            if keys:
+                found.append((path, key))
+            _leaves(inner, (*path, key), found, keys)
+    elif isinstance(value, list):
+        for at, inner in enumerate(value):
+            _leaves(inner, (*path, at), found, keys)
+
+
+def _audit(walk: _Walk, items: tuple[Any, ...]) -> None:
+    """Name every string of the items that neither a part nor the message read from them holds.
+
+    The readers above know each provider's shapes; this catches what they
+    do not (a field of an unexpected type, a shape no provider sends yet),
+    so that nothing leaves the export unannounced. Only ``left_out`` pays
+    for it: it adds nothing to an export.
+    """
+    pool: list[tuple[tuple[str | int, ...], str]] = []
+    for piece in walk.pieces:
+        _leaves(piece.part, (), pool, True)
+    held = walk.held
+    if held is not None:
+        pool.append(((), held.content))
+        pool += [((), block.text) for block in held.thinking]
+        for call in held.tool_calls:
+            pool += [((), call.name), ((), call.id or "")]
+            _leaves(call.arguments, (), pool, True)
+    texts = [text for _, text in pool]
+    named = [
+        (found.position, found.path)
+        for found in walk.left
+        if isinstance(found, ItemLeftOut) and found.message == walk.index
+    ]
+    for position, item in enumerate(items):
+        leaves: list[tuple[tuple[str | int, ...], str]] = []
+        _leaves(item, (), leaves, False)
+        for path, text in leaves:
+            if not text or (path and path[-1] in _BOOKKEEPING):
+                continue
+            if any(at == position and path[: len(place)] == place for at, place in named):
+                continue
+            if path and path[-1] == "arguments":
+                try:
+                    spelled = _DECODE.decode(text)
+                except (msgspec.DecodeError, UnicodeEncodeError):
+                    spelled = None
+                inner: list[tuple[tuple[str | int, ...], str]] = []
+                _leaves(spelled, (), inner, True)
+                if spelled is not None and all(
+                    any(word in candidate for candidate in texts) for _, word in inner
+                ):
+                    continue
+            elif any(text in candidate for candidate in texts):
+                continue
+            walk.leave(position, path, "items", UNREAD)
+            named.append((position, path))
