@@ -15,8 +15,9 @@ pages (fence.py), building provider requests (dialects.py), feeding
 provider streams (feed.py), feeding them as the SDKs' objects beside the
 SDKs' own accumulators (streaming.py), trimming a transcript and closing its
 calls (between.py), folding and reading conversation ops (sync.py),
-canonical bytes, addresses and equality (identity.py), and rendering chat
-templates (templates.py). Needs the
+canonical bytes, addresses and equality (identity.py), exporting a
+transcript for a tracer (otel.py), and rendering chat templates
+(templates.py). Needs the
 ``bench`` group (pydantic, orjson, the provider SDKs, pydantic-ai, LiteLLM),
 and the ``test`` group for the chat-template table (transformers); a table
 whose peer is missing says so.
@@ -269,6 +270,7 @@ SECTIONS = (
     ("between", "Between turns: trim and closing calls"),
     ("sync", "Sync: folding and reading conversation ops"),
     ("identity", "Identity: canonical bytes, addresses and equality"),
+    ("otel", "Exporting to a tracer: convtypes.otel"),
     ("templates", "Local models: chat templates"),
 )
 
