@@ -1,0 +1,35 @@
+"""What the Chat Completions wire is called, and the names and values its rooms share."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+DIALECT: Final = "OpenAI Chat Completions"
+
+
+PROTOCOL: Final = "openai-chat"
+
+
+IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+
+
+DETAILS: Final = frozenset({"low", "high", "auto"})
+
+
+AUDIO_FORMATS: Final = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+
+
+Reasoning = Literal["reasoning_content", "reasoning"]
+
+
+_REASONING_KEYS: Final = ("reasoning_content", "reasoning")
+
+
+# message holds; ``annotations`` has no input field.
+_INPUT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call", "name")
