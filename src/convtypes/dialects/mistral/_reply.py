@@ -1,0 +1,312 @@
+"""A Mistral ``ChatCompletionResponse`` read into messages: its message, its finish reason, its
+usage.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ..._messages import (
+    AssistantMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    ThinkingBlock,
+    ToolCall,
+)
+from .._errors import (
+    LEAKS,
+    ResponseError,
+    raise_response_failure,
+    reported_error,
+    short,
+)
+from .._json import built, field, parse_arguments, plain, tool_call
+from .._reply import (
+    Reply,
+    StopReason,
+    Usage,
+    token_count,
+)
+from ._assistant import _flat
+from ._wire import _CUT_REASONS, PROTOCOL
+
+
+def _unwrapped(chunk: object) -> object:
+    """A content chunk as the API sent it.
+
+    The SDK holds a chunk type it does not know as ``{"raw": chunk}``; the
+    chunk inside is what came.
+    """
+    if type(chunk) is dict and len(chunk) == 1 and isinstance(chunk.get("raw"), dict):
+        return chunk["raw"]
+    return chunk
+
+
+def _clean_chunk(chunk: object) -> object:
+    chunk = _unwrapped(chunk)
+    if not isinstance(chunk, dict):
+        return chunk
+    out = {key: value for key, value in chunk.items() if value is not None}
+    if out.get("type") == "thinking" and out.get("closed") is True:
+        # Every finished thinking chunk says so; the API reads one without it the same.
+        del out["closed"]
+    return out
+
+
+def _clean_call(call: object) -> object:
+    if not isinstance(call, dict):
+        return call
+    out = {
+        key: value
+        for key, value in call.items()
+        if value is not None and key != "index" and not (key == "type" and value == "function")
+    }
+    function = out.get("function")
+    if isinstance(function, dict):
+        out["function"] = {key: value for key, value in function.items() if value is not None}
+    return out
+
+
+def _clean(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as sent, without empty fields, stream indices or the SDK's wrappers.
+
+    The same message read whole or built from a stream comes out the same,
+    whichever of its optional fields the provider spelled as ``null`` or
+    empty, and whether a call said its (only) type.
+    """
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        if value is None or (key == "prefix" and value is False):
+            continue
+        if key == "content":
+            if isinstance(value, list):
+                value = [_clean_chunk(chunk) for chunk in value]
+            if value == "" or value == []:
+                continue
+        elif key == "tool_calls" and isinstance(value, list):
+            value = [_clean_call(call) for call in value]
+            if not value:
+                continue
+        out[key] = value
+    out["role"] = "assistant"
+    return out
+
+
+def _read_content(content: object, where: str) -> tuple[str, list[ThinkingBlock]]:
+    """The text and the thinking of a message's content (a string or a list of chunks)."""
+    if content is None:
+        return "", []
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        raise ResponseError(f"{where}: 'content' should be text or a list, got {short(content)}")
+    text: list[str] = []
+    thinking: list[ThinkingBlock] = []
+    for number, chunk in enumerate(content):
+        chunk = _unwrapped(chunk)
+        at = f"{where}.content[{number}]"
+        if not isinstance(chunk, dict):
+            raise ResponseError(f"{at}: expected an object, got {short(chunk)}")
+        kind = chunk.get("type")
+        if kind == "text":
+            text.append(field(chunk, "text", str, at))
+        elif kind == "thinking":
+            inner = field(chunk, "thinking", list, at)
+            pieces = []
+            for part_number, part in enumerate(inner):
+                part_at = f"{at}.thinking[{part_number}]"
+                if not isinstance(part, dict):
+                    raise ResponseError(f"{part_at}: expected an object, got {short(part)}")
+                if part.get("type") == "text":
+                    pieces.append(field(part, "text", str, part_at))
+            said = "".join(pieces)
+            if said:
+                thinking.append(ThinkingBlock(text=said))
+        elif not isinstance(kind, str):
+            raise ResponseError(f"{at}: a chunk without a type")
+    return "".join(text), thinking
+
+
+def _read_call(raw: object, where: str) -> ToolCall | None:
+    """The call, or ``None`` for one of a type convtypes cannot hold as a call."""
+    if not isinstance(raw, dict):
+        raise ResponseError(f"{where}: expected an object, got {short(raw)}")
+    kind = raw.get("type")
+    if kind is not None and kind != "function":
+        return None
+    function = field(raw, "function", dict, where)
+    name = field(function, "name", str, f"{where}.function")
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            parsed = parse_arguments(arguments)
+        except ValueError as err:
+            raise ResponseError(f"{where}: {err}") from None
+    elif isinstance(arguments, dict):
+        parsed = arguments
+    else:
+        raise ResponseError(
+            f"{where}.function: 'arguments' should be text or an object, got {short(arguments)}"
+        )
+    call_id = field(raw, "id", str, where, None)
+    return tool_call(call_id, name, parsed, where)
+
+
+def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Message]:
+    """The messages for one choice's message; ``cut`` when it stopped at a token limit.
+
+    A call cut off at the limit is not a call a backend could run: it stays
+    only in the kept message.
+    """
+    text, thinking = _read_content(message.get("content"), where)
+    raw_calls = field(message, "tool_calls", list, where, None) or []
+    calls: list[ToolCall] = []
+    for number, raw in enumerate(raw_calls):
+        try:
+            call = _read_call(raw, f"{where}.tool_calls[{number}]")
+        except ResponseError:
+            if cut and number == len(raw_calls) - 1:
+                continue
+            raise
+        if call is not None:
+            calls.append(call)
+    assistant = built(
+        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
+        where,
+    )
+    item = _clean(message)
+    if _carried(item, assistant):
+        return [assistant]
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
+    return [kept, assistant]
+
+
+def _normal(message: dict[str, Any]) -> dict[str, Any]:
+    """A message with what says nothing to the API taken out, to compare two of them.
+
+    Empty content is no content; a list of plain text chunks is their text;
+    a call's ``"type": "function"`` is the default.
+    """
+    out = dict(message)
+    out.pop("role", None)
+    content = out.get("content")
+    if content is None or content == "" or content == []:
+        out.pop("content", None)
+    elif isinstance(content, list) and all(
+        isinstance(chunk, dict) and chunk.keys() == {"type", "text"} and chunk["type"] == "text"
+        for chunk in content
+    ):
+        out["content"] = "".join(str(chunk["text"]) for chunk in content)
+    calls = out.get("tool_calls")
+    if calls is None or calls == []:
+        out.pop("tool_calls", None)
+    elif isinstance(calls, list):
+        out["tool_calls"] = [_clean_call(call) for call in calls]
+    return out
+
+
+def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
+    """Whether replaying ``assistant`` sends what the message ``item`` said."""
+    return _normal(item) == _normal(_flat(assistant))
+
+
+_STOPS: Final[dict[str, StopReason]] = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "model_length": "max_tokens",
+    "tool_calls": "tool_use",
+    "error": "other",
+}
+
+
+def _stop_reason(messages: list[Message], reason: object) -> StopReason:
+    """The finish reason by meaning: a turn of calls is ``tool_use`` whatever ``stop`` says."""
+    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
+    assistant = messages[-1]
+    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
+        return "tool_use"
+    return stop
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    cached = token_count(raw, "prompt_tokens_details", "cached_tokens")
+    if cached is None:
+        cached = token_count(raw, "num_cached_tokens")
+    return Usage(
+        input_tokens=token_count(raw, "prompt_tokens"),
+        output_tokens=token_count(raw, "completion_tokens"),
+        cache_read_tokens=cached,
+        reasoning_tokens=token_count(raw, "completion_tokens_details", "reasoning_tokens"),
+        raw=raw,
+    )
+
+
+def _reply(messages: list[Message], reason: object, usage: object, data: dict[str, Any]) -> Reply:
+    model = data.get("model")
+    reply_id = data.get("id")
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(messages, reason),
+        provider_stop_reason=reason if isinstance(reason, str) else None,
+        usage=_usage(usage),
+        model=model if isinstance(model, str) else None,
+        id=reply_id if isinstance(reply_id, str) else None,
+    )
+
+
+def _error(data: dict[str, Any]) -> str | None:
+    """What an error body says, when ``data`` is one in place of a completion.
+
+    Mistral's own errors are ``{"object": "error", "message": ...}``, and a
+    request the API could not parse is answered ``{"detail": [...]}``.
+    """
+    error = reported_error(data, "choices")
+    if error is not None or "choices" in data:
+        return error
+    if data.get("object") == "error":
+        return f"the provider reported an error: {short(data.get('message'), 200)}"
+    if "detail" in data:
+        return f"the provider reported an error: {short(data.get('detail'), 200)}"
+    return None
+
+
+def _first_choice(data: dict[str, Any]) -> dict[str, Any]:
+    choices = field(data, "choices", list, "the response")
+    if not choices:
+        raise ResponseError("the response has no choices")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise ResponseError(f"choices[0]: expected an object, got {short(choice)}")
+    return choice
+
+
+def from_response(response: object) -> list[Message]:
+    """The messages to append for a ``ChatCompletionResponse`` (dict or SDK object).
+
+    Only the first choice is read. Arguments are parsed from their JSON text
+    (key order and big integers kept). What the ``AssistantMessage`` cannot
+    say is kept before it as a ``mistral`` items message (see the module).
+    """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage, model and id.
+
+    ``usage.input_tokens`` is ``prompt_tokens`` (cached tokens included),
+    ``output_tokens`` is ``completion_tokens`` (thinking included).
+    """
+    try:
+        data = plain(response, "the response")
+        error = _error(data)
+        if error is not None:
+            raise ResponseError(error)
+        choice = _first_choice(data)
+        reason = choice.get("finish_reason")
+        message = field(choice, "message", dict, "choices[0]")
+        messages = _read_message(message, reason in _CUT_REASONS, "choices[0].message")
+        return _reply(messages, reason, data.get("usage"), data)
+    except LEAKS as err:
+        raise_response_failure(err)
