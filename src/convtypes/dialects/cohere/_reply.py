@@ -1,0 +1,261 @@
+"""A Cohere ``V2ChatResponse`` read into messages: its message, its finish reason, its usage."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ..._messages import (
+    AssistantMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    ThinkingBlock,
+    ToolCall,
+)
+from .._errors import (
+    LEAKS,
+    ResponseError,
+    raise_response_failure,
+    short,
+)
+from .._json import built, field, parse_arguments, plain, tool_call
+from .._reply import (
+    Reply,
+    StopReason,
+    Usage,
+)
+from ._assistant import _flat, _text_item
+from ._wire import _CUT_REASONS, PLAN_JOIN, PROTOCOL
+
+
+def _clean_call(call: object) -> object:
+    if not isinstance(call, dict):
+        return call
+    out = {
+        key: value
+        for key, value in call.items()
+        if value is not None and not (key == "type" and value == "function")
+    }
+    function = out.get("function")
+    if isinstance(function, dict):
+        out["function"] = {key: value for key, value in function.items() if value is not None}
+    return out
+
+
+def _clean_part(part: object) -> object:
+    if not isinstance(part, dict):
+        return part
+    return {key: value for key, value in part.items() if value is not None}
+
+
+def _clean(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as sent, without empty fields.
+
+    The same message read whole or built from a stream comes out the same:
+    the stream spells every field (``"tool_plan": ""``, empty lists), the
+    whole reply only those it has.
+    """
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        if value is None or value == "" or value == []:
+            continue
+        if key == "content" and isinstance(value, list):
+            value = [_clean_part(part) for part in value]
+        elif key == "tool_calls" and isinstance(value, list):
+            value = [_clean_call(call) for call in value]
+        elif key == "citations" and isinstance(value, list):
+            value = [_clean_part(citation) for citation in value]
+        out[key] = value
+    out["role"] = "assistant"
+    return out
+
+
+def _read_content(content: object, where: str) -> tuple[str, list[ThinkingBlock]]:
+    """The text and the thinking of a message's content items."""
+    if content is None:
+        return "", []
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        raise ResponseError(f"{where}: 'content' should be a list, got {short(content)}")
+    text: list[str] = []
+    thinking: list[ThinkingBlock] = []
+    for number, part in enumerate(content):
+        at = f"{where}.content[{number}]"
+        if not isinstance(part, dict):
+            raise ResponseError(f"{at}: expected an object, got {short(part)}")
+        kind = part.get("type")
+        if kind == "text":
+            text.append(field(part, "text", str, at))
+        elif kind == "thinking":
+            said = field(part, "thinking", str, at)
+            if said:
+                thinking.append(ThinkingBlock(text=said))
+        elif not isinstance(kind, str):
+            raise ResponseError(f"{at}: a content item without a type")
+    return "".join(text), thinking
+
+
+def _read_call(raw: object, where: str) -> ToolCall:
+    if not isinstance(raw, dict):
+        raise ResponseError(f"{where}: expected an object, got {short(raw)}")
+    function = field(raw, "function", dict, where)
+    name = field(function, "name", str, f"{where}.function")
+    text = field(function, "arguments", str, f"{where}.function", None)
+    try:
+        arguments = parse_arguments(text or "")
+    except ValueError as err:
+        raise ResponseError(f"{where}: {err}") from None
+    call_id = field(raw, "id", str, where, None)
+    return tool_call(call_id, name, arguments, where)
+
+
+def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Message]:
+    """The messages for a reply's message; ``cut`` when it stopped at the token limit."""
+    text, thinking = _read_content(message.get("content"), where)
+    plan = field(message, "tool_plan", str, where, None) or ""
+    field(message, "citations", list, where, None)
+    raw_calls = field(message, "tool_calls", list, where, None) or []
+    calls: list[ToolCall] = []
+    for number, raw in enumerate(raw_calls):
+        try:
+            calls.append(_read_call(raw, f"{where}.tool_calls[{number}]"))
+        except ResponseError:
+            if cut and number == len(raw_calls) - 1:
+                continue
+            raise
+    said = PLAN_JOIN.join(part for part in (plan, text) if part)
+    assistant = built(
+        lambda: AssistantMessage(content=said, tool_calls=tuple(calls), thinking=tuple(thinking)),
+        where,
+    )
+    item = _clean(message)
+    if _carried(item, assistant):
+        return [assistant]
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
+    return [kept, assistant]
+
+
+def _normal(message: dict[str, Any]) -> dict[str, Any]:
+    """A message with what says nothing to the API taken out, to compare two of them."""
+    out = {
+        key: value
+        for key, value in message.items()
+        if key != "role" and value is not None and value != "" and value != []
+    }
+    if isinstance(out.get("content"), str):
+        out["content"] = [_text_item(out["content"])]
+    calls = out.get("tool_calls")
+    if isinstance(calls, list):
+        out["tool_calls"] = [_clean_call(call) for call in calls]
+    return out
+
+
+def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
+    """Whether replaying ``assistant`` sends what the message ``item`` said.
+
+    A reply that holds only thinking, or nothing, sends no turn either way.
+    """
+    if not assistant.content and not assistant.tool_calls and assistant.thinking:
+        return False
+    return _normal(item) == _normal(_flat(assistant))
+
+
+_STOPS: Final[dict[str, StopReason]] = {
+    "COMPLETE": "end_turn",
+    "STOP_SEQUENCE": "stop_sequence",
+    "MAX_TOKENS": "max_tokens",
+    "TOOL_CALL": "tool_use",
+    "ERROR": "other",
+    "TIMEOUT": "other",
+}
+
+
+def _stop_reason(messages: list[Message], reason: object) -> StopReason:
+    """The finish reason by meaning: a turn of calls is ``tool_use`` whatever it says."""
+    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
+    assistant = messages[-1]
+    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
+        return "tool_use"
+    return stop
+
+
+def _count(raw: object, *keys: str) -> int | None:
+    """A count at ``raw[keys...]``: an integer, or a whole float, as the SDK holds counts."""
+    value = raw
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer() and value >= 0:
+        return int(value)
+    return None
+
+
+def _usage(raw: object) -> Usage:
+    """The usage by ``tokens`` (the whole prompt, cached or not); ``billed_units`` stays in raw."""
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        input_tokens=_count(raw, "tokens", "input_tokens"),
+        output_tokens=_count(raw, "tokens", "output_tokens"),
+        cache_read_tokens=_count(raw, "cached_tokens"),
+        raw=raw,
+    )
+
+
+def _reply(messages: list[Message], reason: object, usage: object, reply_id: object) -> Reply:
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(messages, reason),
+        provider_stop_reason=reason if isinstance(reason, str) else None,
+        usage=_usage(usage),
+        id=reply_id if isinstance(reply_id, str) else None,
+    )
+
+
+def _error(data: dict[str, Any]) -> str | None:
+    """What an error body says, when ``data`` is one in place of a reply or an event.
+
+    Cohere's errors are ``{"message": "..."}`` (some with an ``id``): the
+    message is text where a reply's is an object. ``None`` for anything else.
+    """
+    message = data.get("message")
+    if isinstance(message, str):
+        return f"the provider reported an error: {short(message, 200)}"
+    error = data.get("error")
+    if error is not None:
+        return f"the provider reported an error: {short(error, 200)}"
+    return None
+
+
+def from_response(response: object) -> list[Message]:
+    """The messages to append for a ``V2ChatResponse`` (dict or SDK object).
+
+    Arguments are parsed from their JSON text (key order and big integers
+    kept). What the ``AssistantMessage`` cannot say is kept before it as a
+    ``cohere`` items message (see the module).
+    """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage and id.
+
+    ``usage.input_tokens`` and ``output_tokens`` are Cohere's ``tokens``
+    counts (the whole prompt, cached or not, and everything generated);
+    ``cache_read_tokens`` is ``cached_tokens``. What Cohere bills
+    (``billed_units``, without the tokens of its own system prompt) stays
+    in ``usage.raw``. Cohere names no model in a reply.
+    """
+    try:
+        data = plain(response, "the response")
+        if not isinstance(data.get("message"), dict):
+            error = _error(data)
+            if error is not None:
+                raise ResponseError(error)
+        message = field(data, "message", dict, "the response")
+        reason = data.get("finish_reason")
+        messages = _read_message(message, reason in _CUT_REASONS, "message")
+        return _reply(messages, reason, data.get("usage"), data.get("id"))
+    except LEAKS as err:
+        raise_response_failure(err)

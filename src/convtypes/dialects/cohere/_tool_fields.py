@@ -1,0 +1,44 @@
+"""The tool fields of a Cohere request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._copy import copy_json
+from .._tools import ToolSpec, checked_tools, object_parameters
+from ._wire import DIALECT
+
+
+def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict[str, Any]:
+    """The ``tools`` and ``tool_choice`` fields that offer ``tools`` to the model.
+
+    Each tool goes as a ``function`` tool with its JSON Schema as
+    ``parameters``, its root an object (a root ``$ref`` is inlined, a root
+    without ``type`` gets ``"object"``). Cohere's ``tool_choice`` says only
+    ``"REQUIRED"`` or ``"NONE"``: ``"auto"`` sends none (the default),
+    ``"required"`` and ``"none"`` send those, and a tool's name sends that
+    tool alone with ``"REQUIRED"``, the one way to make Cohere call it. With
+    no tools the result is ``{}``. Raises
+    :class:`~convtypes.dialects.ToolSchemaError` for a name Cohere refuses,
+    a name given twice, a choice that names no tool, or a schema whose root
+    is not an object.
+    """
+    specs, chosen = checked_tools(tools, choice, DIALECT)
+    if not specs:
+        return {}
+    if chosen is not None:
+        specs = [spec for spec in specs if spec.name == chosen]
+    out: list[dict[str, Any]] = []
+    for spec in specs:
+        function: dict[str, Any] = {"name": spec.name}
+        if spec.description:
+            function["description"] = spec.description
+        function["parameters"] = copy_json(object_parameters(spec, DIALECT))
+        out.append({"type": "function", "function": function})
+    fields: dict[str, Any] = {"tools": out}
+    if chosen is not None or choice == "required":
+        fields["tool_choice"] = "REQUIRED"
+    elif choice == "none":
+        fields["tool_choice"] = "NONE"
+    return fields
