@@ -31,11 +31,6 @@ from .._send import data_url, tool_result_text, transcript_of
 from ._assistant import _Kept, _Turn, _usable_id
 from ._wire import DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL
 
-"""The ``protocol`` of the provider output items this dialect writes and replays."""
-
-
-"""What separates texts joined into one ``tool_plan``."""
-
 
 def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []

@@ -32,14 +32,6 @@ from .._tools import spelled_name
 from ._assistant import _Kept, _Turn
 from ._wire import AUDIO_TYPES, BRIDGE, DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL, SYSTEM_JOIN
 
-"""The ``protocol`` of the provider output items this dialect writes and replays."""
-
-
-"""The assistant text sent between tool results and a user message."""
-
-
-"""What separates system messages joined into the first one."""
-
 
 def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []

@@ -38,8 +38,6 @@ from ._assistant import _Kept, _thought, _turn
 from ._omitted import _kept_thinking_left_out, _thinking_left_out
 from ._wire import DIALECT, IMAGE_TYPES, PROTOCOL
 
-"""The ``protocol`` of the provider output items this dialect writes and replays."""
-
 
 def _usable_id(call_id: str) -> bool:
     # Ollama takes any text as an id; only an empty one says nothing.

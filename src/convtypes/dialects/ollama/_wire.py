@@ -6,8 +6,7 @@ from typing import Final
 
 DIALECT: Final = "Ollama"
 
-
 PROTOCOL: Final = "ollama"
-
+"""The ``protocol`` of the provider output items this dialect writes and replays."""
 
 IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/webp"})

@@ -46,12 +46,6 @@ from ._wire import (
     Reasoning,
 )
 
-"""The ``protocol`` of the provider output items this dialect writes and replays."""
-
-
-"""The assistant-message field a server reads earlier reasoning from."""
-
-
 _usable_id = safe_id(40)
 
 

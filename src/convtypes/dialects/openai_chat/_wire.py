@@ -6,15 +6,12 @@ from typing import Final, Literal
 
 DIALECT: Final = "OpenAI Chat Completions"
 
-
 PROTOCOL: Final = "openai-chat"
-
+"""The ``protocol`` of the provider output items this dialect writes and replays."""
 
 IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 
-
 DETAILS: Final = frozenset({"low", "high", "auto"})
-
 
 AUDIO_FORMATS: Final = {
     "audio/wav": "wav",
@@ -24,12 +21,10 @@ AUDIO_FORMATS: Final = {
     "audio/mp3": "mp3",
 }
 
-
 Reasoning = Literal["reasoning_content", "reasoning"]
-
+"""The assistant-message field a server reads earlier reasoning from."""
 
 _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
-
 
 # message holds; ``annotations`` has no input field.
 _INPUT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call", "name")
