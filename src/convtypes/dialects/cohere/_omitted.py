@@ -16,6 +16,7 @@ from ..._messages import (
     UserMultimodalMessage,
 )
 from ..._unknown import UnknownBlock, UnknownMessage
+from .._chat_kept import is_text_part
 from .._errors import (
     Unsupported,
     check_unsupported,
@@ -24,7 +25,7 @@ from .._errors import (
 from .._left_out import LeftOut, in_item
 from .._media import image_type
 from .._send import transcript_of
-from ._assistant import _is_text, _Kept, _runnable, _said
+from ._assistant import _Kept, _runnable, _said
 from ._request import to_request
 from ._wire import _INPUT_KEYS, DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL
 
@@ -162,7 +163,7 @@ def _unsaid(index: int, place: int, item: dict[str, Any]) -> list[LeftOut]:
     out: list[LeftOut] = []
     content = item.get("content")
     for position, part in enumerate(content if isinstance(content, list) else ()):
-        if _is_text(part):
+        if is_text_part(part):
             continue
         where = f"{in_item(place, 'content', position)}: {_NO_TURN}"
         if isinstance(part, dict) and part.get("type") == "thinking":

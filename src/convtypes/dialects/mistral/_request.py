@@ -3,71 +3,99 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
-from ..._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
+from ..._content import AudioBase64Block
 from ..._messages import (
-    AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     SystemMessage,
     ToolResultMessage,
     UserMessage,
     UserMultimodalMessage,
 )
-from ..._unknown import UnknownBlock, UnknownMessage
+from ..._unknown import UnknownMessage
+from .._chat_request import GatheredWalk, Media, user_parts
 from .._errors import (
     Unsupported,
     check_unsupported,
-    not_a_message,
-    note_text,
-    unknown_block,
-    unknown_message,
-    unsupported_block,
 )
-from .._ids import Alnum9Ids, usable_alnum9
-from .._media import image_type
-from .._send import data_url, tool_result_text, transcript_of
+from .._ids import Alnum9Ids, CallIds, usable_alnum9
+from .._send import tool_result_text, transcript_of
 from .._tools import spelled_name
 from ._assistant import _Kept, _Turn
 from ._wire import AUDIO_TYPES, BRIDGE, DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL, SYSTEM_JOIN
 
 
-def _parts(index: int, blocks: Iterable[object], unsupported: Unsupported) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
-        if isinstance(block, TextBlock):
-            out.append({"type": "text", "text": block.text})
-            continue
-        if isinstance(block, ImageUrlBlock):
-            image: dict[str, Any] = {"url": block.url}
-            if block.detail in DETAILS:
-                image["detail"] = block.detail
-            out.append({"type": "image_url", "image_url": image})
-            continue
-        if isinstance(block, ImageBase64Block):
-            media_type = image_type(block.media_type)
-            if media_type in IMAGE_TYPES:
-                url = data_url(media_type, block.data)
-                out.append({"type": "image_url", "image_url": {"url": url}})
-                continue
-            why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
-        elif isinstance(block, AudioBase64Block):
-            if block.media_type.lower() in AUDIO_TYPES:
-                out.append({"type": "input_audio", "input_audio": block.data})
-                continue
-            why = f"takes audio only as base64 WAV or MP3, not {block.media_type!r}"
-        elif isinstance(block, UnknownBlock):
-            raise unknown_block(DIALECT, index, position, block)
-        elif block.is_audio():  # type: ignore[attr-defined]
-            why = "takes audio only inline, as base64 WAV or MP3"
-        else:
-            why = "has no chunk for video"
-        if unsupported == "note":
-            out.append({"type": "text", "text": note_text(DIALECT, block)})
-        else:
-            raise unsupported_block(DIALECT, index, position, block, why)
-    return out
+def _audio(block: AudioBase64Block) -> dict[str, Any] | None:
+    if block.media_type.lower() in AUDIO_TYPES:
+        return {"type": "input_audio", "input_audio": block.data}
+    return None
+
+
+_MEDIA: Final = Media(
+    DIALECT,
+    IMAGE_TYPES,
+    DETAILS,
+    no_video="has no chunk for video",
+    audio=_audio,
+    no_audio="takes audio only inline, as base64 WAV or MP3",
+)
+
+
+class _Walk(GatheredWalk):
+    """The walk to Mistral's rules: system messages first, a bridge before a user after tools."""
+
+    protocol = PROTOCOL
+    __slots__ = ("system_texts",)
+
+    def __init__(self, ids: CallIds, fence_external: bool, unsupported: Unsupported) -> None:
+        super().__init__(ids, fence_external, unsupported, None)
+        self.system_texts: list[str] = []
+
+    new_turn = _Turn
+    kept = _Kept
+
+    def result(self, index: int, message: ToolResultMessage, previous: Any) -> Any:
+        self.close()
+        call = self.ids.result(index, message)
+        self.out.append(
+            {
+                "role": "tool",
+                "tool_call_id": call.out_id,
+                "name": spelled_name(call.name),  # as its call goes
+                "content": tool_result_text(message, self.fence_external),
+            }
+        )
+
+    def user(self, index: int, message: UserMessage, previous: Any) -> Any:
+        self._bridge()
+        super().user(index, message, previous)
+
+    def user_blocks(self, index: int, message: UserMultimodalMessage, previous: Any) -> Any:
+        self._bridge()
+        super().user_blocks(index, message, previous)
+
+    def _bridge(self) -> None:
+        """Mistral refuses a user message right after a tool message: an assistant one between."""
+        self.close()
+        out = self.out
+        if out and out[-1]["role"] == "tool":
+            out.append({"role": "assistant", "content": BRIDGE})
+
+    def parts(self, index: int, blocks: Iterable[object]) -> list[dict[str, Any]]:
+        return user_parts(index, blocks, self.unsupported, None, _MEDIA)
+
+    def system(self, index: int, message: SystemMessage, previous: Any) -> Any:
+        self.system_texts.append(message.content)
+        return previous  # it goes first, so the turn around it goes on
+
+    def finish(self) -> None:
+        self.close()
+        out = self.out
+        if out and out[-1]["role"] == "assistant" and "tool_calls" not in out[-1]:
+            out[-1]["prefix"] = True
+        if self.system_texts:
+            out.insert(0, {"role": "system", "content": SYSTEM_JOIN.join(self.system_texts)})
 
 
 def to_request(
@@ -87,67 +115,4 @@ def to_request(
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "to_request")
     ids = Alnum9Ids(transcript, usable_alnum9, DIALECT)
-    system: list[str] = []
-    out: list[dict[str, Any]] = []
-    turn: _Turn | None = None
-    kept: _Kept | None = None
-    for index, message in enumerate(transcript):
-        previous, kept = kept, None
-        if isinstance(message, AssistantMessage):
-            ids.assistant()
-            turn = turn or _Turn()
-            if previous is None:
-                turn.flat(index, message, ids)
-            else:
-                turn.after_kept(index, message, previous, ids)
-            continue
-        if isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol != PROTOCOL:
-                continue  # another provider's state has no place here
-            for item in message.items:
-                if isinstance(item, dict):
-                    ids.assistant()
-                    turn = turn or _Turn()
-                    turn.item(index, item, ids)
-                    kept = _Kept(item)
-            continue
-        if isinstance(message, SystemMessage):
-            system.append(message.content)
-            kept = previous  # it goes first, so the turn around it goes on
-            continue
-        if turn is not None:
-            said = turn.message()
-            if said is not None:
-                out.append(said)
-            turn = None
-        if isinstance(message, ToolResultMessage):
-            call = ids.result(index, message)
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call.out_id,
-                    "name": spelled_name(call.name),  # as its call goes
-                    "content": tool_result_text(message, fence_external),
-                }
-            )
-        elif isinstance(message, (UserMessage, UserMultimodalMessage)):
-            ids.user(index)
-            if out and out[-1]["role"] == "tool":
-                out.append({"role": "assistant", "content": BRIDGE})
-            if isinstance(message, UserMessage):
-                out.append({"role": "user", "content": message.content})
-            else:
-                out.append({"role": "user", "content": _parts(index, message.content, unsupported)})
-        elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
-        else:
-            raise not_a_message(index, message)
-    if turn is not None:
-        said = turn.message()
-        if said is not None:
-            out.append(said)
-    if out and out[-1]["role"] == "assistant" and "tool_calls" not in out[-1]:
-        out[-1]["prefix"] = True
-    if system:
-        out.insert(0, {"role": "system", "content": SYSTEM_JOIN.join(system)})
-    return {"messages": out}
+    return {"messages": _Walk(ids, fence_external, unsupported).walk(transcript)}
