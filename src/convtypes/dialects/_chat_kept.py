@@ -90,41 +90,81 @@ class KeptCalls:
         return position < len(self.calls) and self.calls[position] == (call.id, call.name)
 
 
-def replayed_calls(
-    index: int,
-    kept: list[Any],
-    ids: CallIds,
-    usable: Callable[[str], bool],
-    runnable: Callable[[dict[str, Any]], bool],
-    counted: Callable[[dict[str, Any]], bool],
-) -> list[Any]:
-    """A kept message's calls, each a copy with an id the wire takes, entered in ``ids``.
+def _yes(call: dict[str, Any]) -> bool:
+    return True
 
-    A call cut off at the token limit (not ``runnable``) is left out: no
-    result will answer it. A call keeps the id it came with when the wire
-    takes it (``usable``) and no earlier call of the request has it;
-    otherwise it gets one made from its place, and a result answers it as it
-    answers its ``ToolCall``: by the id it came with, or by
-    :func:`~convtypes.positional_call_id` of its place among the calls
-    ``counted``.
+
+class Replay:
+    """How a wire takes a kept message's calls back: what :meth:`calls` needs to know.
+
+    ``usable`` says which ids the wire takes; ``runnable`` which calls a
+    backend could run (not cut off at the token limit); ``counted`` which
+    calls a reader made a ``ToolCall`` of, and so count for the place of a
+    call that came without an id; ``needs_id`` which calls get an id made
+    when they came without one; ``id_first`` whether a made id goes first
+    in the call (else where the call had one, or last); ``kinds`` where the
+    call's name is.
     """
-    out: list[Any] = []
-    position = 0
-    for call in kept:
-        if not isinstance(call, dict):
-            out.append(copy_json(call))
-            continue
-        if not runnable(call):
-            continue
-        call = copy_json(call)
-        call_id = call.get("id")
-        name = call_name(call)
-        if isinstance(call_id, str) and ids.free(call_id) and usable(call_id):
-            ids.carried(index, call_id, call_id, name)
-        else:
-            key = call_id if isinstance(call_id, str) else positional_call_id(position)
-            call["id"] = ids.fresh(index, position, key, name)
-        if counted(call):
-            position += 1
-        out.append(call)
-    return out
+
+    __slots__ = ("counted", "id_first", "kinds", "needs_id", "runnable", "usable")
+
+    def __init__(
+        self,
+        usable: Callable[[str], bool],
+        runnable: Callable[[dict[str, Any]], bool],
+        counted: Callable[[dict[str, Any]], bool] = _yes,
+        needs_id: Callable[[dict[str, Any]], bool] = _yes,
+        id_first: bool = False,
+        kinds: tuple[str, ...] = ("function",),
+    ) -> None:
+        self.usable = usable
+        self.runnable = runnable
+        self.counted = counted
+        self.needs_id = needs_id
+        self.id_first = id_first
+        self.kinds = kinds
+
+    def calls(
+        self,
+        index: int,
+        kept: list[Any],
+        ids: CallIds,
+        cut: Callable[[int], None] | None = None,
+    ) -> list[Any]:
+        """A kept message's calls, each a copy with an id the wire takes, entered in ``ids``.
+
+        A call cut off at the token limit is left out (``cut`` is told its
+        place): no result will answer it, and the wire refuses a call without
+        its result. A call keeps the id it came with when the wire takes it
+        and no earlier call of the request has it (a server that numbers each
+        turn's calls from ``0`` gives the same ids again); otherwise it gets
+        one made from its place, and a result answers it as it answers its
+        ``ToolCall``: by the id it came with, or by
+        :func:`~convtypes.positional_call_id` of its place.
+        """
+        out: list[Any] = []
+        position = 0
+        for at, call in enumerate(kept):
+            if not isinstance(call, dict):
+                out.append(copy_json(call))
+                continue
+            if not self.runnable(call):
+                if cut is not None:
+                    cut(at)
+                continue
+            call = copy_json(call)
+            call_id = call.get("id")
+            name = call_name(call, self.kinds)
+            if isinstance(call_id, str) and ids.free(call_id) and self.usable(call_id):
+                ids.carried(index, call_id, call_id, name)
+            elif isinstance(call_id, str) or self.needs_id(call):
+                key = call_id if isinstance(call_id, str) else positional_call_id(position)
+                fresh = ids.fresh(index, position, key, name)
+                if self.id_first:
+                    call = {"id": fresh, **{k: v for k, v in call.items() if k != "id"}}
+                else:
+                    call["id"] = fresh
+            if self.counted(call):
+                position += 1
+            out.append(call)
+        return out

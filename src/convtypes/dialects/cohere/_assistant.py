@@ -4,13 +4,13 @@ already says.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ..._messages import (
     AssistantMessage,
     ToolCall,
 )
-from .._chat_kept import KeptCalls, is_text_part, replayed_calls, whole_arguments
+from .._chat_kept import KeptCalls, Replay, is_text_part, whole_arguments
 from .._chat_request import ChatTurn, function_call
 from .._copy import copy_json
 from .._ids import CallIds, safe_id
@@ -52,7 +52,7 @@ class _Turn(ChatTurn):
 
     def replayed(self, index: int, calls: list[Any], ids: CallIds) -> list[Any]:
         """A kept message's calls with ids Cohere takes; cut calls left out."""
-        return replayed_calls(index, calls, ids, _usable_id, _runnable, _every)
+        return _REPLAY.calls(index, calls, ids)
 
     def item(self, index: int, item: dict[str, Any], ids: CallIds) -> None:
         """A kept message, as it came (its plan and citations too), its calls' ids in ``ids``."""
@@ -102,8 +102,7 @@ def _runnable(call: dict[str, Any]) -> bool:
     return arguments is None or whole_arguments(arguments)
 
 
-def _every(call: dict[str, Any]) -> bool:
-    return True
+_REPLAY: Final = Replay(_usable_id, _runnable)
 
 
 def _said(item: dict[str, Any]) -> str:

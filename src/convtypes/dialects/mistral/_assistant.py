@@ -4,13 +4,13 @@ already says.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ..._messages import (
     AssistantMessage,
     ToolCall,
 )
-from .._chat_kept import KeptCalls, is_function, is_text_part, replayed_calls, whole_arguments
+from .._chat_kept import KeptCalls, Replay, is_function, is_text_part, whole_arguments
 from .._chat_request import ChatTurn, function_call
 from .._ids import CallIds, usable_alnum9
 from .._tools import spelled_name
@@ -62,7 +62,7 @@ class _Turn(ChatTurn):
 
     def replayed(self, index: int, calls: list[Any], ids: CallIds) -> list[Any]:
         """A kept message's calls, each with an id Mistral takes (nine letters and digits)."""
-        return replayed_calls(index, calls, ids, usable_alnum9, _runnable, is_function)
+        return _REPLAY.calls(index, calls, ids)
 
     def message(self) -> dict[str, Any] | None:
         """The assistant message, or ``None`` when the turn has nothing to send."""
@@ -88,6 +88,9 @@ def _runnable(call: dict[str, Any]) -> bool:
     function = call.get("function")
     arguments = function.get("arguments") if isinstance(function, dict) else None
     return isinstance(arguments, dict) or whole_arguments(arguments)
+
+
+_REPLAY: Final = Replay(usable_alnum9, _runnable, counted=is_function)
 
 
 def _read(call: dict[str, Any]) -> bool:

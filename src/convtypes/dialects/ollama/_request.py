@@ -12,22 +12,19 @@ from ..._messages import (
     AssistantMessage,
     Message,
     ProviderOutputItemsMessage,
-    SystemMessage,
     ThinkingBlock,
     ToolCall,
     ToolResultMessage,
-    UserMessage,
     UserMultimodalMessage,
 )
 from ..._unknown import UnknownBlock, UnknownMessage
+from .._chat_request import ChatWalk
 from .._copy import copy_json, owned
 from .._errors import (
     Unsupported,
     check_unsupported,
-    not_a_message,
     note_text,
     unknown_block,
-    unknown_message,
     unsupported_block,
 )
 from .._ids import CallIds
@@ -163,125 +160,130 @@ def _build(
 ) -> list[dict[str, Any]]:
     """The request's messages (see :func:`to_request`); ``report`` gets what it leaves out."""
     ids = CallIds(transcript, _usable_id, DIALECT)
-    copy = copy_json  # bound here: the loop copies every call's arguments
-    out: list[dict[str, Any]] = []
-    kept: _Kept | None = None
-    # Results go in the order of their calls: ``run`` is where the current
-    # run of tool messages begins in ``out``, ``placed`` their calls' order.
-    run = -1
-    placed: list[int] = []
-    # The methods the loop calls for nearly every message, looked up once.
-    answer, make_call = ids.result, ids.call
-    for index, message in enumerate(transcript):
-        previous, kept = kept, None
-        if isinstance(message, ToolResultMessage):
-            answered = answer(index, message)
-            result: dict[str, Any] = {
-                "role": "tool",
-                "content": tool_result_text(message, fence_external),
-                "tool_name": answered.name,
-            }
-            if answered.send_id:
-                result["tool_call_id"] = answered.out_id
-            if run < 0:
-                run, placed = len(out), []
-            order = answered.order
-            if placed and order < placed[-1]:  # a result ahead of an earlier call's
-                place = bisect.bisect(placed, order)
-                placed.insert(place, order)
-                out.insert(run + place, result)
-            else:  # as usual, in the calls' order: it goes last
-                placed.append(order)
-                out.append(result)
-            continue
-        if isinstance(message, AssistantMessage):
-            ids.assistant()
-            text = message.content
-            calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
-            thoughts: tuple[ThinkingBlock, ...] = message.thinking if thinking else ()
-            if previous is not None:
-                # The turn read from the kept message: send only what it adds.
-                if text == previous.text:
-                    text = ""
-                calls = [(at, call) for at, call in calls if not previous.holds(at, call)]
-                if report is not None and message.thinking:
-                    _kept_thinking_left_out(index, message.thinking, previous, thinking, report)
-                thoughts = ()
-                if not text and not calls:
-                    continue
-            elif report is not None and message.thinking:
-                _thinking_left_out(index, message.thinking, thinking, report)
-            sent: list[dict[str, Any]] = []
-            for at, call in calls:
-                # A call without an id goes without one, and is answered by position.
-                out_id = make_call(index, at, call, call.id is not None)
-                function = {"name": call.name, "arguments": copy(call.arguments)}
-                sent.append(
-                    {"function": function}
-                    if call.id is None
-                    else {"id": out_id, "function": function}
+    return _Walk(ids, fence_external, unsupported, report, thinking).walk(transcript)
+
+
+class _Walk(ChatWalk):
+    """The walk to Ollama's chat: one message each, results in the order of their calls."""
+
+    protocol = PROTOCOL
+    __slots__ = ("placed", "ran", "run", "thinking")
+
+    def __init__(
+        self,
+        ids: CallIds,
+        fence_external: bool,
+        unsupported: Unsupported,
+        notes: list[LeftOut] | None,
+        thinking: bool,
+    ) -> None:
+        super().__init__(ids, fence_external, unsupported, notes)
+        self.thinking = thinking
+        # Results go in the order of their calls: ``run`` is where the current
+        # run of tool messages begins in ``out``, ``placed`` their calls' order,
+        # ``ran`` the length of ``out`` after its last result (anything sent
+        # after it ends the run).
+        self.run = -1
+        self.placed: list[int] = []
+        self.ran = -1
+
+    def result(self, index: int, message: ToolResultMessage, previous: Any) -> Any:
+        answered = self.ids.result(index, message)
+        result: dict[str, Any] = {
+            "role": "tool",
+            "content": tool_result_text(message, self.fence_external),
+            "tool_name": answered.name,
+        }
+        if answered.send_id:
+            result["tool_call_id"] = answered.out_id
+        out = self.out
+        if len(out) != self.ran:
+            self.run, self.placed = len(out), []
+        placed = self.placed
+        order = answered.order
+        if placed and order < placed[-1]:  # a result ahead of an earlier call's
+            place = bisect.bisect(placed, order)
+            placed.insert(place, order)
+            out.insert(self.run + place, result)
+        else:  # as usual, in the calls' order: it goes last
+            placed.append(order)
+            out.append(result)
+        self.ran = len(out)
+
+    def assistant(self, index: int, message: AssistantMessage, previous: Any) -> Any:
+        ids, report, thinking = self.ids, self.notes, self.thinking
+        ids.assistant()
+        text = message.content
+        calls: Iterable[tuple[int, ToolCall]] = enumerate(message.tool_calls)
+        thoughts: tuple[ThinkingBlock, ...] = message.thinking if thinking else ()
+        if previous is not None:
+            # The turn read from the kept message: send only what it adds.
+            if text == previous.text:
+                text = ""
+            calls = [(at, call) for at, call in calls if not previous.holds(at, call)]
+            if report is not None and message.thinking:
+                _kept_thinking_left_out(index, message.thinking, previous, thinking, report)
+            thoughts = ()
+            if not text and not calls:
+                return None
+        elif report is not None and message.thinking:
+            _thinking_left_out(index, message.thinking, thinking, report)
+        copy, make_call = copy_json, ids.call
+        sent: list[dict[str, Any]] = []
+        for at, call in calls:
+            # A call without an id goes without one, and is answered by position.
+            out_id = make_call(index, at, call, call.id is not None)
+            function = {"name": call.name, "arguments": copy(call.arguments)}
+            sent.append(
+                {"function": function} if call.id is None else {"id": out_id, "function": function}
+            )
+        thought = _thought(thoughts) if thoughts else ""
+        if text or sent or thought:
+            self.out.append(_turn(text, sent, thought))
+        # else nothing to say: no turn
+        return None
+
+    def user_blocks(self, index: int, message: UserMultimodalMessage, previous: Any) -> Any:
+        self.ids.user(index)
+        text, images = _user_parts(index, message.content, self.unsupported, self.notes)
+        user: dict[str, Any] = {"role": "user", "content": text}
+        if images:
+            user["images"] = images
+        self.out.append(user)
+
+    def foreign(self, index: int, message: ProviderOutputItemsMessage, previous: Any) -> Any:
+        if self.notes is not None and message.items:
+            self.notes.append(
+                LeftOut(
+                    index,
+                    "items",
+                    f"{len(message.items)} item(s) of protocol "
+                    f"{message.protocol!r:.40}, which Ollama does not read",
                 )
-            thought = _thought(thoughts) if thoughts else ""
-            if text or sent or thought:
-                out.append(_turn(text, sent, thought))
-            else:
-                continue  # nothing to say: no turn
-        elif isinstance(message, UserMessage):
-            ids.user(index)
-            out.append({"role": "user", "content": message.content})
-        elif isinstance(message, UserMultimodalMessage):
-            ids.user(index)
-            text, images = _user_parts(index, message.content, unsupported, report)
-            user: dict[str, Any] = {"role": "user", "content": text}
-            if images:
-                user["images"] = images
-            out.append(user)
-        elif isinstance(message, SystemMessage):
-            out.append({"role": "system", "content": message.content})
-        elif isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol != PROTOCOL:
-                if report is not None and message.items:
-                    report.append(
-                        LeftOut(
-                            index,
-                            "items",
-                            f"{len(message.items)} item(s) of protocol "
-                            f"{message.protocol!r:.40}, which Ollama does not read",
-                        )
+            )
+        # Another provider's state has no place here: as if it were not
+        # there, so it parts no kept message from the turn read from it.
+        return previous
+
+    def not_an_object(self, place: int) -> str:
+        return f"item {place}: not a message object"
+
+    def item(self, index: int, place: int, item: dict[str, Any]) -> Any:
+        kept = _Kept(item)
+        ids = self.ids
+        for at, (call_id, name, _) in enumerate(kept.calls):
+            key = call_id if call_id is not None else positional_call_id(at)
+            ids.carried(index, key, key, name, send_id=call_id is not None)
+        item = owned(item)
+        if not self.thinking and "thinking" in item:
+            del item["thinking"]
+            if self.notes is not None:
+                self.notes.append(
+                    LeftOut(
+                        index,
+                        "thinking",
+                        f"{in_item(place, 'thinking')}: thinking=False leaves it out",
                     )
-                # Another provider's state has no place here: as if it were not
-                # there, so it parts no kept message from the turn read from it.
-                kept = previous
-                continue
-            for position, item in enumerate(message.items):
-                if not isinstance(item, dict):
-                    if report is not None:
-                        report.append(
-                            LeftOut(index, "items", f"item {position}: not a message object")
-                        )
-                    continue
-                ids.assistant()
-                kept = _Kept(item)
-                for at, (call_id, name, _) in enumerate(kept.calls):
-                    key = call_id if call_id is not None else positional_call_id(at)
-                    ids.carried(index, key, key, name, send_id=call_id is not None)
-                item = owned(item)
-                if not thinking and "thinking" in item:
-                    del item["thinking"]
-                    if report is not None:
-                        report.append(
-                            LeftOut(
-                                index,
-                                "thinking",
-                                f"{in_item(position, 'thinking')}: thinking=False leaves it out",
-                            )
-                        )
-                out.append(item)
-            if kept is None:
-                continue
-        elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
-        else:
-            raise not_a_message(index, message)
-        run = -1
-    return out
+                )
+        self.out.append(item)
+        return kept

@@ -5,14 +5,15 @@ already says.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from ..._messages import (
     AssistantMessage,
     ThinkingBlock,
-    ToolCall,
 )
-from .._json import arguments_json, parse_arguments
+from .._chat_kept import KeptCalls, Replay, is_function, whole_arguments
+from .._chat_request import function_call
+from .._ids import any_id
 from ._wire import _REASONING_KEYS
 
 
@@ -39,50 +40,34 @@ def _runnable(call: dict[str, Any]) -> bool:
     A function call whose argument text is not a whole JSON object never
     completed: a reader keeps it only in the item, never as a ``ToolCall``.
     """
-    if call.get("type", "function") != "function":
+    if not is_function(call):
         return True
     function = call.get("function")
-    text = function.get("arguments") if isinstance(function, dict) else None
-    if not isinstance(text, str):
-        return False
-    try:
-        parse_arguments(text)
-    except ValueError:
-        return False
-    return True
+    return whole_arguments(function.get("arguments") if isinstance(function, dict) else None)
 
 
-class _Kept:
-    """What a kept ``openai-chat`` message already says: its text and its function calls.
+def _read(call: dict[str, Any]) -> bool:
+    """Whether a reader made a ``ToolCall`` of a kept call: a function call, not cut off."""
+    return is_function(call) and _runnable(call)
 
-    ``calls`` holds each function call's id (``None`` when it came without
-    one) and name, in order: the order of the calls read from it.
-    """
 
-    __slots__ = ("calls", "item", "text")
+_KINDS: Final = ("function", "custom")
+"""Where a kept call's name is: a function's, or a custom tool's."""
+
+_REPLAY: Final = Replay(
+    any_id, _runnable, counted=is_function, needs_id=is_function, id_first=True, kinds=_KINDS
+)
+"""A kept call goes back with the id it came with, unless an earlier call has it."""
+
+
+class _Kept(KeptCalls):
+    """What a kept ``openai-chat`` message already says: its text and its function calls."""
+
+    __slots__ = ("item",)
 
     def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__(_said(item), item.get("tool_calls"), _read, _KINDS)
         self.item = item
-        self.text = _said(item)
-        raw_calls = item.get("tool_calls")
-        self.calls: list[tuple[str | None, str]] = []
-        for call in raw_calls if isinstance(raw_calls, list) else ():
-            if (
-                isinstance(call, dict)
-                and call.get("type", "function") == "function"
-                and _runnable(call)
-            ):
-                call_id = call.get("id")
-                self.calls.append((call_id if isinstance(call_id, str) else None, _call_name(call)))
-
-    def holds(self, position: int, call: ToolCall) -> bool:
-        """Whether the kept message holds ``call``, the ``position``-th of the turn read from it.
-
-        A call with an id is found by it; one without, by its place and name.
-        """
-        if call.id:
-            return any(call_id == call.id for call_id, _ in self.calls)
-        return position < len(self.calls) and self.calls[position] == (call.id, call.name)
 
     def thinking(self) -> tuple[ThinkingBlock, ...]:
         """The thinking of the turn read from the kept message."""
@@ -91,14 +76,6 @@ class _Kept:
             if value is not None:
                 return (ThinkingBlock(text=value),) if isinstance(value, str) and value else ()
         return ()
-
-
-def _call_name(call: dict[str, Any]) -> str:
-    for key in ("function", "custom"):
-        inner = call.get(key)
-        if isinstance(inner, dict) and isinstance(inner.get("name"), str):
-            return str(inner["name"])
-    return ""
 
 
 def _said(message: dict[str, Any]) -> str:
@@ -113,14 +90,7 @@ def _said(message: dict[str, Any]) -> str:
 
 def _flat_calls(message: AssistantMessage) -> list[dict[str, Any]]:
     """The calls as a response holds them: no ``id`` for a call that came without one."""
-    out: list[dict[str, Any]] = []
-    for call in message.tool_calls:
-        function = {"name": call.name, "arguments": arguments_json(call.arguments)}
-        if call.id is None:
-            out.append({"type": "function", "function": function})
-        else:
-            out.append({"id": call.id, "type": "function", "function": function})
-    return out
+    return [function_call(call.id, call.name, call) for call in message.tool_calls]
 
 
 def _flat(message: AssistantMessage) -> dict[str, Any]:

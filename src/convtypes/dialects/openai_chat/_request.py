@@ -2,38 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Final
 
-from ..._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
-from ..._conversation import positional_call_id
+from ..._content import AudioBase64Block
 from ..._messages import (
     AssistantMessage,
     Message,
     ProviderOutputItemsMessage,
-    SystemMessage,
     ToolCall,
-    ToolResultMessage,
-    UserMessage,
-    UserMultimodalMessage,
 )
-from ..._unknown import UnknownBlock, UnknownMessage
+from ..._unknown import UnknownMessage
+from .._chat_request import ChatWalk, Media, function_call, user_parts
 from .._copy import copy_object
 from .._errors import (
     Unsupported,
     check_unsupported,
-    not_a_message,
-    note_text,
-    unknown_block,
-    unknown_message,
-    unsupported_block,
 )
 from .._ids import CallIds, safe_id
-from .._json import arguments_json
-from .._left_out import LeftOut, in_item, media_kind
-from .._media import image_type
-from .._send import data_url, tool_result_text, transcript_of
-from ._assistant import _call_name, _Kept, _runnable, _turn
+from .._left_out import LeftOut, in_item
+from .._send import transcript_of
+from ._assistant import _REPLAY, _Kept, _turn
 from ._omitted import _CUT_CALL, _kept_notes, _thinking_notes, _uncarried_notes
 from ._wire import (
     _INPUT_KEYS,
@@ -49,67 +38,28 @@ from ._wire import (
 _usable_id = safe_id(40)
 
 
-def _parts(
-    index: int, blocks: Iterable[object], unsupported: Unsupported, notes: list[LeftOut] | None
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
-        if isinstance(block, TextBlock):
-            out.append({"type": "text", "text": block.text})
-            continue
-        if isinstance(block, ImageUrlBlock):
-            image: dict[str, Any] = {"url": block.url}
-            if block.detail in DETAILS:
-                image["detail"] = block.detail
-            elif notes is not None:
-                why = f"the API knows no image detail {block.detail!r:.40}; it is left out"
-                notes.append(LeftOut(index, "detail", f"block {position}: {why}"))
-            out.append({"type": "image_url", "image_url": image})
-            continue
-        if isinstance(block, ImageBase64Block):
-            media_type = image_type(block.media_type)
-            if media_type in IMAGE_TYPES:
-                url = data_url(media_type, block.data)
-                out.append({"type": "image_url", "image_url": {"url": url}})
-                continue
-            why = f"takes no {block.media_type!r} image (only JPEG, PNG, GIF and WebP)"
-        elif isinstance(block, AudioBase64Block):
-            audio_format = AUDIO_FORMATS.get(block.media_type.lower())
-            if audio_format is not None:
-                audio = {"data": block.data, "format": audio_format}
-                out.append({"type": "input_audio", "input_audio": audio})
-                if notes is not None and block.sample_rate is not None:
-                    why = "input_audio has no field for a sample rate"
-                    notes.append(LeftOut(index, "sample-rate", f"block {position}: {why}"))
-                continue
-            why = f"takes audio only as base64 WAV or MP3, not {block.media_type!r}"
-        elif isinstance(block, UnknownBlock):
-            raise unknown_block(DIALECT, index, position, block)
-        elif block.is_audio():  # type: ignore[attr-defined]
-            why = "takes audio only inline, as base64 WAV or MP3"
-        else:
-            why = "has no part for video"
-        if unsupported == "note":
-            out.append({"type": "text", "text": note_text(DIALECT, block)})
-            if notes is not None:
-                notes.append(
-                    LeftOut(index, media_kind(block), f"block {position}: {DIALECT} {why}")
-                )
-        else:
-            raise unsupported_block(DIALECT, index, position, block, why)
-    return out
+def _audio(block: AudioBase64Block) -> dict[str, Any] | None:
+    audio_format = AUDIO_FORMATS.get(block.media_type.lower())
+    if audio_format is None:
+        return None
+    return {"type": "input_audio", "input_audio": {"data": block.data, "format": audio_format}}
+
+
+_MEDIA: Final = Media(
+    DIALECT,
+    IMAGE_TYPES,
+    DETAILS,
+    no_video="has no part for video",
+    audio=_audio,
+    no_audio="takes audio only inline, as base64 WAV or MP3",
+)
 
 
 def _calls_out(
     index: int, calls: Iterable[tuple[int, ToolCall]], ids: CallIds
 ) -> list[dict[str, Any]]:
     return [
-        {
-            "id": ids.call(index, position, call),
-            "type": "function",
-            "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
-        }
-        for position, call in calls
+        function_call(ids.call(index, position, call), call.name, call) for position, call in calls
     ]
 
 
@@ -133,7 +83,7 @@ def _replayed(
     calls = turn.get("tool_calls")
     if isinstance(calls, list):
         # An empty list (vLLM writes one) is refused by the API: no calls, no field.
-        calls = turn["tool_calls"] = _replayed_calls(index, place, calls, ids, notes)
+        calls = turn["tool_calls"] = _REPLAY.calls(index, calls, ids, _cut(index, place, notes))
         if not calls:
             del turn["tool_calls"]
             said = turn.get("content") or turn.get("refusal") or item.get("audio")
@@ -160,44 +110,16 @@ def _replayed(
     return copy_object(turn)
 
 
-def _replayed_calls(
-    index: int, place: int, kept: list[Any], ids: CallIds, notes: list[LeftOut] | None
-) -> list[Any]:
-    """A kept message's calls, each with an id the API takes, entered in ``ids``.
+def _cut(index: int, place: int, notes: list[LeftOut] | None) -> Callable[[int], None] | None:
+    """What names, in ``notes``, a kept call cut off at the token limit, if anything does."""
+    if notes is None:
+        return None
 
-    A call cut off at the token limit is left out: no result will answer
-    it, every provider refuses a call without its result, and some
-    servers refuse argument text that is not JSON. A call that came with an
-    id goes back with it, unless an earlier call of the request has it
-    already (a server that numbers each turn's calls from ``0``). Such a
-    call, and one that came without an id (some compatible servers send
-    none, or an empty one), gets a fresh id, and a result answers it as it
-    answers its ``ToolCall``: by the id it came with, or by
-    :func:`~convtypes.positional_call_id` of its place.
-    """
-    out: list[Any] = []
-    position = 0
-    for at, call in enumerate(kept):
-        if not isinstance(call, dict):
-            out.append(call)
-            continue
-        if not _runnable(call):
-            if notes is not None:
-                where = in_item(place, "tool_calls", at)
-                notes.append(LeftOut(index, "call", f"{where}: {_CUT_CALL}"))
-            continue
-        call_id = call.get("id")
-        name = _call_name(call)
-        if isinstance(call_id, str) and ids.free(call_id):
-            ids.carried(index, call_id, call_id, name)
-        elif isinstance(call_id, str) or call.get("type", "function") == "function":
-            key = call_id if isinstance(call_id, str) else positional_call_id(position)
-            fresh = ids.fresh(index, position, key, name)
-            call = {"id": fresh, **{k: v for k, v in call.items() if k != "id"}}
-        if call.get("type", "function") == "function":
-            position += 1
-        out.append(call)
-    return out
+    def cut(at: int) -> None:
+        where = in_item(place, "tool_calls", at)
+        notes.append(LeftOut(index, "call", f"{where}: {_CUT_CALL}"))
+
+    return cut
 
 
 def _check_reasoning(reasoning: object) -> None:
@@ -263,69 +185,61 @@ def _messages(
     """The request's ``messages``, and (into ``notes``, when given) what it leaves out."""
     transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
     ids = CallIds(transcript, _usable_id, DIALECT)
-    out: list[dict[str, Any]] = []
-    kept: _Kept | None = None
-    for index, message in enumerate(transcript):
-        previous, kept = kept, None
-        if isinstance(message, ToolResultMessage):
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": ids.result(index, message).out_id,
-                    "content": tool_result_text(message, fence_external),
-                }
-            )
-        elif isinstance(message, AssistantMessage):
-            ids.assistant()
-            text = message.content
-            if previous is None:
-                calls = _calls_out(index, enumerate(message.tool_calls), ids)
-                turn = _turn(text, calls, message.thinking, reasoning)
-                if calls or text or len(turn) > 2:
-                    out.append(turn)  # else nothing to say: no turn
-                if notes is not None:
-                    notes.extend(_thinking_notes(index, message.thinking, reasoning))
-                continue
-            # The turn read from the kept message: send only what it adds.
-            if text == previous.text:
-                text = ""
-            kept_calls = [
-                (at, call)
-                for at, call in enumerate(message.tool_calls)
-                if not previous.holds(at, call)
-            ]
-            if text or kept_calls:
-                out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
-            if notes is not None and message.thinking != previous.thinking():
-                notes.extend(_uncarried_notes(index, message.thinking, previous.thinking()))
-        elif isinstance(message, UserMessage):
-            ids.user(index)
-            out.append({"role": "user", "content": message.content})
-        elif isinstance(message, UserMultimodalMessage):
-            ids.user(index)
-            parts = _parts(index, message.content, unsupported, notes)
-            out.append({"role": "user", "content": parts})
-        elif isinstance(message, SystemMessage):
-            out.append({"role": "system", "content": message.content})
-        elif isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol != PROTOCOL:
-                if notes is not None and message.items:
-                    why = f"items of protocol {message.protocol!r:.40} mean nothing to {DIALECT}"
-                    notes.append(LeftOut(index, "items", why))
-                continue  # another provider's state has no place here
-            for place, item in enumerate(message.items):
-                if not isinstance(item, dict):
-                    if notes is not None:
-                        why = "an item that is not a message object has no place in the request"
-                        notes.append(LeftOut(index, "items", f"item {place}: {why}"))
-                    continue
-                ids.assistant()
-                replayed = _replayed(item, reasoning, index, place, ids, notes)
-                if replayed is not None:
-                    out.append(replayed)
-                kept = _Kept(item)
-        elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
-        else:
-            raise not_a_message(index, message)
-    return out
+    return _Walk(ids, fence_external, unsupported, notes, reasoning).walk(transcript)
+
+
+class _Walk(ChatWalk):
+    """The walk to the Chat Completions API: one message each, a kept message replayed in place."""
+
+    protocol = PROTOCOL
+    __slots__ = ("reasoning",)
+
+    def __init__(
+        self,
+        ids: CallIds,
+        fence_external: bool,
+        unsupported: Unsupported,
+        notes: list[LeftOut] | None,
+        reasoning: str | None,
+    ) -> None:
+        super().__init__(ids, fence_external, unsupported, notes)
+        self.reasoning = reasoning
+
+    def assistant(self, index: int, message: AssistantMessage, previous: Any) -> Any:
+        ids, notes, reasoning = self.ids, self.notes, self.reasoning
+        ids.assistant()
+        text = message.content
+        if previous is None:
+            calls = _calls_out(index, enumerate(message.tool_calls), ids)
+            turn = _turn(text, calls, message.thinking, reasoning)
+            if calls or text or len(turn) > 2:
+                self.out.append(turn)  # else nothing to say: no turn
+            if notes is not None:
+                notes.extend(_thinking_notes(index, message.thinking, reasoning))
+            return None
+        # The turn read from the kept message: send only what it adds.
+        if text == previous.text:
+            text = ""
+        kept_calls = [
+            (at, call) for at, call in enumerate(message.tool_calls) if not previous.holds(at, call)
+        ]
+        if text or kept_calls:
+            self.out.append(_turn(text, _calls_out(index, kept_calls, ids), (), reasoning))
+        if notes is not None and message.thinking != previous.thinking():
+            notes.extend(_uncarried_notes(index, message.thinking, previous.thinking()))
+        return None
+
+    def item(self, index: int, place: int, item: dict[str, Any]) -> Any:
+        replayed = _replayed(item, self.reasoning, index, place, self.ids, self.notes)
+        if replayed is not None:
+            self.out.append(replayed)
+        return _Kept(item)
+
+    def parts(self, index: int, blocks: Iterable[object]) -> list[dict[str, Any]]:
+        return user_parts(index, blocks, self.unsupported, self.notes, _MEDIA)
+
+    def foreign(self, index: int, message: ProviderOutputItemsMessage, previous: Any) -> Any:
+        if self.notes is not None and message.items:
+            why = f"items of protocol {message.protocol!r:.40} mean nothing to {DIALECT}"
+            self.notes.append(LeftOut(index, "items", why))
+        return None  # another provider's state has no place here
