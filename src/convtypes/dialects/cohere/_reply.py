@@ -7,17 +7,17 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
+from .._chat_reply import chat_reply, read_calls, stop_by_table, turn_and_kept
 from .._errors import (
     LEAKS,
     ResponseError,
     raise_response_failure,
     short,
 )
-from .._json import built, field, parse_arguments, plain, tool_call
+from .._json import field, parse_arguments, plain, tool_call
 from .._reply import (
     Reply,
     StopReason,
@@ -115,24 +115,9 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
     plan = field(message, "tool_plan", str, where, None) or ""
     field(message, "citations", list, where, None)
     raw_calls = field(message, "tool_calls", list, where, None) or []
-    calls: list[ToolCall] = []
-    for number, raw in enumerate(raw_calls):
-        try:
-            calls.append(_read_call(raw, f"{where}.tool_calls[{number}]"))
-        except ResponseError:
-            if cut and number == len(raw_calls) - 1:
-                continue
-            raise
+    calls = read_calls(raw_calls, cut, where, _read_call)
     said = PLAN_JOIN.join(part for part in (plan, text) if part)
-    assistant = built(
-        lambda: AssistantMessage(content=said, tool_calls=tuple(calls), thinking=tuple(thinking)),
-        where,
-    )
-    item = _clean(message)
-    if _carried(item, assistant):
-        return [assistant]
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
-    return [kept, assistant]
+    return turn_and_kept(said, calls, thinking, _clean(message), _carried, PROTOCOL, where)
 
 
 def _normal(message: dict[str, Any]) -> dict[str, Any]:
@@ -170,15 +155,6 @@ _STOPS: Final[dict[str, StopReason]] = {
 }
 
 
-def _stop_reason(messages: list[Message], reason: object) -> StopReason:
-    """The finish reason by meaning: a turn of calls is ``tool_use`` whatever it says."""
-    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
-    assistant = messages[-1]
-    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
-        return "tool_use"
-    return stop
-
-
 def _count(raw: object, *keys: str) -> int | None:
     """A count at ``raw[keys...]``: an integer, or a whole float, as the SDK holds counts."""
     value = raw
@@ -204,13 +180,8 @@ def _usage(raw: object) -> Usage:
 
 
 def _reply(messages: list[Message], reason: object, usage: object, reply_id: object) -> Reply:
-    return Reply(
-        messages=messages,
-        stop_reason=_stop_reason(messages, reason),
-        provider_stop_reason=reason if isinstance(reason, str) else None,
-        usage=_usage(usage),
-        id=reply_id if isinstance(reply_id, str) else None,
-    )
+    stop = stop_by_table(_STOPS, messages, reason)
+    return chat_reply(messages, stop, reason, _usage(usage), reply_id=reply_id)
 
 
 def _error(data: dict[str, Any]) -> str | None:

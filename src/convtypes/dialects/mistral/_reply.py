@@ -9,10 +9,10 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
+from .._chat_reply import chat_reply, first_choice, read_calls, stop_by_table, turn_and_kept
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -20,7 +20,7 @@ from .._errors import (
     reported_error,
     short,
 )
-from .._json import built, field, parse_arguments, plain, tool_call
+from .._json import field, parse_arguments, plain, tool_call
 from .._reply import (
     Reply,
     StopReason,
@@ -160,25 +160,8 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
     """
     text, thinking = _read_content(message.get("content"), where)
     raw_calls = field(message, "tool_calls", list, where, None) or []
-    calls: list[ToolCall] = []
-    for number, raw in enumerate(raw_calls):
-        try:
-            call = _read_call(raw, f"{where}.tool_calls[{number}]")
-        except ResponseError:
-            if cut and number == len(raw_calls) - 1:
-                continue
-            raise
-        if call is not None:
-            calls.append(call)
-    assistant = built(
-        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
-        where,
-    )
-    item = _clean(message)
-    if _carried(item, assistant):
-        return [assistant]
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
-    return [kept, assistant]
+    calls = read_calls(raw_calls, cut, where, _read_call)
+    return turn_and_kept(text, calls, thinking, _clean(message), _carried, PROTOCOL, where)
 
 
 def _normal(message: dict[str, Any]) -> dict[str, Any]:
@@ -219,15 +202,6 @@ _STOPS: Final[dict[str, StopReason]] = {
 }
 
 
-def _stop_reason(messages: list[Message], reason: object) -> StopReason:
-    """The finish reason by meaning: a turn of calls is ``tool_use`` whatever ``stop`` says."""
-    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
-    assistant = messages[-1]
-    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
-        return "tool_use"
-    return stop
-
-
 def _usage(raw: object) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
@@ -244,16 +218,8 @@ def _usage(raw: object) -> Usage:
 
 
 def _reply(messages: list[Message], reason: object, usage: object, data: dict[str, Any]) -> Reply:
-    model = data.get("model")
-    reply_id = data.get("id")
-    return Reply(
-        messages=messages,
-        stop_reason=_stop_reason(messages, reason),
-        provider_stop_reason=reason if isinstance(reason, str) else None,
-        usage=_usage(usage),
-        model=model if isinstance(model, str) else None,
-        id=reply_id if isinstance(reply_id, str) else None,
-    )
+    stop = stop_by_table(_STOPS, messages, reason)
+    return chat_reply(messages, stop, reason, _usage(usage), data.get("model"), data.get("id"))
 
 
 def _error(data: dict[str, Any]) -> str | None:
@@ -270,16 +236,6 @@ def _error(data: dict[str, Any]) -> str | None:
     if "detail" in data:
         return f"the provider reported an error: {short(data.get('detail'), 200)}"
     return None
-
-
-def _first_choice(data: dict[str, Any]) -> dict[str, Any]:
-    choices = field(data, "choices", list, "the response")
-    if not choices:
-        raise ResponseError("the response has no choices")
-    choice = choices[0]
-    if not isinstance(choice, dict):
-        raise ResponseError(f"choices[0]: expected an object, got {short(choice)}")
-    return choice
 
 
 def from_response(response: object) -> list[Message]:
@@ -303,7 +259,7 @@ def read_reply(response: object) -> Reply:
         error = _error(data)
         if error is not None:
             raise ResponseError(error)
-        choice = _first_choice(data)
+        choice = first_choice(data)
         reason = choice.get("finish_reason")
         message = field(choice, "message", dict, "choices[0]")
         messages = _read_message(message, reason in _CUT_REASONS, "choices[0].message")

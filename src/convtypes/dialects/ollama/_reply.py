@@ -7,10 +7,10 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
+from .._chat_reply import chat_reply, turn_and_kept
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -18,7 +18,7 @@ from .._errors import (
     raise_response_failure,
     short,
 )
-from .._json import built, field, plain, tool_call
+from .._json import field, plain, tool_call
 from .._reply import (
     Reply,
     StopReason,
@@ -85,15 +85,9 @@ def _read_message(message: dict[str, Any], where: str) -> list[Message]:
         if arguments is not None:
             calls.append(tool_call(call_id, name, arguments, call_where))
     thinking = (ThinkingBlock(text=thought),) if thought else ()
-    assistant = built(
-        lambda: AssistantMessage(content=content, tool_calls=tuple(calls), thinking=thinking), where
-    )
     item = _clean(message)
-    if _carried(item, assistant):
-        return [assistant]
-    item.setdefault("role", "assistant")
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
-    return [kept, assistant]
+    item.setdefault("role", "assistant")  # as the turn says it
+    return turn_and_kept(content, calls, thinking, item, _carried, PROTOCOL, where)
 
 
 def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
@@ -167,11 +161,5 @@ def _usage(data: dict[str, Any]) -> Usage:
 
 
 def _reply(messages: list[Message], reason: str | None, data: dict[str, Any]) -> Reply:
-    model = data.get("model")
-    return Reply(
-        messages=messages,
-        stop_reason=_stop_reason(messages, reason),
-        provider_stop_reason=reason,
-        usage=_usage(data),
-        model=model if isinstance(model, str) else None,
-    )
+    stop = _stop_reason(messages, reason)
+    return chat_reply(messages, stop, reason, _usage(data), data.get("model"))

@@ -13,6 +13,7 @@ from ..._messages import (
     ThinkingBlock,
     ToolCall,
 )
+from .._chat_reply import chat_reply, first_choice, read_calls, stop_by_table, turn_and_kept
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -20,7 +21,7 @@ from .._errors import (
     reported_error,
     short,
 )
-from .._json import built, field, parse_arguments, plain, tool_call
+from .._json import field, parse_arguments, plain, tool_call
 from .._reply import (
     Reply,
     StopReason,
@@ -114,28 +115,11 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
         field(message, key, kind, where, None)  # a wrong type is refused, naming the field
     raw_calls = field(message, "tool_calls", list, where, None) or []
     thought = _reasoning_text(message, where)
-    calls: list[ToolCall] = []
-    for number, raw in enumerate(raw_calls):
-        call_where = f"{where}.tool_calls[{number}]"
-        try:
-            call = _read_call(raw, call_where)
-        except ResponseError:
-            if cut and number == len(raw_calls) - 1:
-                continue
-            raise
-        if call is not None:
-            calls.append(call)
-    text = _said(message)
+    calls = read_calls(raw_calls, cut, where, _read_call)
     thinking = (ThinkingBlock(text=thought),) if thought else ()
-    assistant = built(
-        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=thinking), where
-    )
     item = _clean(message)
-    if _carried(item, assistant):
-        return [assistant]
-    item["role"] = "assistant"
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=(item,)), where)
-    return [kept, assistant]
+    item["role"] = "assistant"  # as the turn says it (replaying the turn leaves it aside)
+    return turn_and_kept(_said(message), calls, thinking, item, _carried, PROTOCOL, where)
 
 
 def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
@@ -151,16 +135,6 @@ def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
     elif sent.get("content") == "":
         del sent["content"]
     return sent == _flat(assistant)
-
-
-def _first_choice(data: dict[str, Any]) -> dict[str, Any]:
-    choices = field(data, "choices", list, "the response")
-    if not choices:
-        raise ResponseError("the response has no choices")
-    choice = choices[0]
-    if not isinstance(choice, dict):
-        raise ResponseError(f"choices[0]: expected an object, got {short(choice)}")
-    return choice
 
 
 def from_response(response: object) -> list[Message]:
@@ -181,7 +155,7 @@ def read_reply(response: object) -> Reply:
         error = reported_error(data, "choices")
         if error is not None:
             raise ResponseError(error)
-        choice = _first_choice(data)
+        choice = first_choice(data)
         reason = choice.get("finish_reason")
         message = field(choice, "message", dict, "choices[0]")
         messages = _read_message(message, reason == "length", "choices[0].message")
@@ -201,18 +175,16 @@ _STOPS: Final[dict[str, StopReason]] = {
 
 def _stop_reason(messages: list[Message], reason: object) -> StopReason:
     """The finish reason by meaning: a refusal, or a turn of calls, whatever ``stop`` says."""
-    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
-    if stop != "end_turn":
-        return stop
+    stop = stop_by_table(_STOPS, messages, reason)
     kept = messages[0] if isinstance(messages[0], ProviderOutputItemsMessage) else None
-    assistant = messages[-1]
-    if kept is not None and any(
-        isinstance(item, dict) and item.get("refusal") for item in kept.items
+    if (
+        kept is not None
+        and isinstance(reason, str)
+        and _STOPS.get(reason) == "end_turn"
+        and any(isinstance(item, dict) and item.get("refusal") for item in kept.items)
     ):
         return "refusal"
-    if isinstance(assistant, AssistantMessage) and assistant.tool_calls:
-        return "tool_use"
-    return "end_turn"
+    return stop
 
 
 def _usage(raw: object) -> Usage:
@@ -229,13 +201,5 @@ def _usage(raw: object) -> Usage:
 
 
 def _reply(messages: list[Message], reason: object, usage: object, data: dict[str, Any]) -> Reply:
-    model = data.get("model")
-    reply_id = data.get("id")
-    return Reply(
-        messages=messages,
-        stop_reason=_stop_reason(messages, reason),
-        provider_stop_reason=reason if isinstance(reason, str) else None,
-        usage=_usage(usage),
-        model=model if isinstance(model, str) else None,
-        id=reply_id if isinstance(reply_id, str) else None,
-    )
+    stop = _stop_reason(messages, reason)
+    return chat_reply(messages, stop, reason, _usage(usage), data.get("model"), data.get("id"))
