@@ -69,9 +69,8 @@ class _Call:
 # The events that come by the thousand, read from an SDK object's attributes.
 _PIECE_EVENTS: Final = frozenset({"content-delta", "tool-plan-delta", "tool-call-delta"})
 
-
+# The events that only close what an index names, and the fields they have.
 _END_EVENTS: Final = frozenset({"content-end", "citation-end", "tool-call-end"})
-
 
 _END_FIELDS: Final = frozenset({"type", "index"})
 

@@ -99,29 +99,22 @@ def left_out(
 
 _NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
 
-
 _NO_FIELD: Final = "an assistant message takes no such input field"
 
-
 _CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
-
 
 _NO_TURN: Final = (
     "its turn has neither text nor calls, so none of it is sent: "
     f"{DIALECT} takes an assistant message only with text or calls"
 )
 
-
 _REDACTED: Final = f"{DIALECT} cannot read redacted thinking"
 
-
 _FOREIGN_THINKING: Final = f"{DIALECT} takes thinking only as its own replies hold it"
-
 
 _EDITED_THINKING: Final = (
     "the kept reply before this turn is sent in its place, with its own thinking"
 )
-
 
 _NO_SIGNATURE: Final = f"{DIALECT} has no place for a thinking signature"
 

@@ -84,21 +84,15 @@ def left_out(
 
 _NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
 
-
 _NO_FIELD: Final = "an assistant message takes no such input field"
-
 
 _CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
 
-
 _REDACTED: Final = f"{DIALECT} cannot read redacted thinking"
-
 
 _UNSIGNED: Final = f"the thinking goes as a {DIALECT} thinking chunk, without its signature"
 
-
 _NO_SIGNATURE: Final = f"{DIALECT} has no place for a thinking signature"
-
 
 _EDITED_THINKING: Final = (
     "the kept message before this turn is sent in its place, with its own thinking"

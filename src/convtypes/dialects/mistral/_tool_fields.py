@@ -9,6 +9,7 @@ from .._copy import copy_json
 from .._tools import ToolSpec, checked_tools, object_parameters
 from ._wire import DIALECT
 
+# A schema's own labels, which constrain nothing: Mistral's grammar refuses them.
 _SCHEMA_LABELS: Final = ("$schema", "$id")
 
 

@@ -27,6 +27,7 @@ from .._reply import (
 from ._assistant import _call_out, _call_parts, _thought, _turn
 from ._wire import PROTOCOL
 
+# The usage and timing fields of a response's last object, kept as ``Usage.raw``.
 _COUNTS: Final = (
     "total_duration",
     "load_duration",
@@ -36,7 +37,7 @@ _COUNTS: Final = (
     "eval_duration",
 )
 
-
+# Message fields whose empty value says nothing, as Ollama omits them.
 _OMITTED_WHEN_EMPTY: Final = frozenset({"thinking", "images", "tool_calls"})
 
 

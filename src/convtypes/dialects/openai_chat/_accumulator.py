@@ -28,24 +28,19 @@ from .._stream import StreamReader
 from ._reply import _read_message, _reply
 from ._wire import _REASONING_KEYS
 
+# What a chunk is read for from the SDK's object's fields, without its dump
 # (see Accumulator._object_chunk).
 _FACTS: Final = frozenset({"id", "model"})
 
-
 _TEXT_OR_NONE: Final = frozenset({str, type(None)})
-
 
 _MISSING: Final = object()
 
-
 _INDEX_AND_FUNCTION: Final = frozenset({"index", "function"})
-
 
 _CHUNK_KEYS: Final = frozenset({"choices", "usage", "type"})
 
-
 _CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason"})
-
 
 _FUNCTION_OR_NONE: Final = (None, "function")
 

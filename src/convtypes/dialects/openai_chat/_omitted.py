@@ -50,12 +50,9 @@ _REASONING_NOT_SENT: Final = (
     f"{DIALECT} takes no reasoning back unless reasoning= names the field a server reads"
 )
 
-
 _ANNOTATIONS: Final = "the API takes no annotations (citations) as input"
 
-
 _AUDIO_WITHOUT_ID: Final = "output audio without an id cannot be referred to"
-
 
 _CUT_CALL: Final = (
     "a call cut off at the token limit is not sent: no result answers it, and the API "
@@ -82,9 +79,7 @@ def _thinking_notes(
 
 _REDACTED: Final = f"{DIALECT} cannot read another provider's encrypted thinking"
 
-
 _SIGNATURE: Final = "the thinking goes as text; its signature has no field"
-
 
 _EDITED_THINKING: Final = (
     "an assistant message after a kept reply sends only the text and calls that reply "

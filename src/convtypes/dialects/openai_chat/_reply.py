@@ -31,9 +31,9 @@ from .._reply import (
 from ._assistant import _flat, _said
 from ._wire import _REASONING_KEYS, PROTOCOL
 
+# Fields the openai SDK adds to what the API sent (``.parse()`` and the
 # stream helpers); they are not part of the wire and the API refuses them.
 _SDK_ONLY: Final = frozenset({"parsed"})
-
 
 _SDK_ONLY_IN_FUNCTION: Final = frozenset({"parsed_arguments"})
 

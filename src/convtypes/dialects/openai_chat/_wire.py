@@ -26,5 +26,6 @@ Reasoning = Literal["reasoning_content", "reasoning"]
 
 _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
 
+# What an assistant message in a request may carry, of what a response's
 # message holds; ``annotations`` has no input field.
 _INPUT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call", "name")
