@@ -7,12 +7,14 @@ from typing import Any, Final
 from ..._messages import (
     Message,
 )
+from .._chat_kept import whole_arguments
+from .._chat_stream import ChatStream, calls_so_far
 from .._errors import (
     StreamError,
     label,
     short,
 )
-from .._json import parse_arguments, plain
+from .._json import plain
 from .._reply import (
     Delta,
     Reply,
@@ -21,7 +23,6 @@ from .._reply import (
     ToolCallDelta,
     ToolCallStart,
 )
-from .._stream import StreamReader
 from ._reply import _error, _read_message, _reply
 from ._wire import _CUT_REASONS
 
@@ -59,6 +60,16 @@ class _Call:
         self.started = started
         self.ended = False
 
+    def whole(self) -> bool:
+        """Whether its arguments are complete: an object, or none once the call ended."""
+        text = "".join(self.pieces)
+        if text == "" or text.isspace():
+            return self.ended
+        return whole_arguments(text)
+
+    def unchecked(self) -> str:
+        return "".join(self.pieces)
+
     def raw(self) -> dict[str, Any]:
         call: dict[str, Any] = {"function": {"name": self.name, "arguments": "".join(self.pieces)}}
         if self.call_id is not None:
@@ -75,7 +86,7 @@ _END_EVENTS: Final = frozenset({"content-end", "citation-end", "tool-call-end"})
 _END_FIELDS: Final = frozenset({"type", "index"})
 
 
-class Accumulator(StreamReader):
+class Accumulator(ChatStream):
     """Builds the messages of a streamed v2 chat.
 
     ``feed`` every event of ``ClientV2.chat_stream`` (the SDK's objects or
@@ -89,6 +100,7 @@ class Accumulator(StreamReader):
 
     _noun = "event"
     _end = "message-end"
+    _cut_reasons = _CUT_REASONS
 
     def __init__(self) -> None:
         super().__init__()
@@ -96,7 +108,6 @@ class Accumulator(StreamReader):
         self._plan: list[str] = []
         self._calls: dict[int, _Call] = {}
         self._citations: list[Any] = []
-        self._reason: str | None = None
         self._usage: object = None
         self._id: object = None
 
@@ -385,13 +396,7 @@ class Accumulator(StreamReader):
         for at in sorted(self._content):
             part, pieces = self._content[at]
             content.append({"type": part, part: "".join(pieces)})
-        calls = [self._calls[at] for at in sorted(self._calls)]
-        if not final:
-            # Only the calls whose arguments are whole: a later call has
-            # begun, or the text so far is already a complete object.
-            calls = [
-                call for number, call in enumerate(calls) if number < len(calls) - 1 or _whole(call)
-            ]
+        calls = calls_so_far([self._calls[at] for at in sorted(self._calls)], final)
         return {
             "role": "assistant",
             "content": content,
@@ -400,25 +405,11 @@ class Accumulator(StreamReader):
             "citations": self._citations,
         }
 
-    def _messages(self, final: bool) -> list[Message]:
-        cut = self._reason in _CUT_REASONS or not final
-        if final:
-            self._check_arguments(cut)
-        return _read_message(self._message(final), cut, "the streamed message")
+    def _read_message(self, message: dict[str, Any], cut: bool, where: str) -> list[Message]:
+        return _read_message(message, cut, where)
 
-    def _check_arguments(self, cut: bool) -> None:
-        """Refuse a call whose argument text is not an object, naming where it began."""
-        order = sorted(self._calls)
-        for at in order:
-            call = self._calls[at]
-            if cut and at == order[-1]:
-                continue
-            try:
-                parse_arguments("".join(call.pieces))
-            except ValueError as err:
-                raise StreamError(
-                    f"tool call {at} (started in event {call.started}): {err}", call.started, None
-                ) from None
+    def _numbered_calls(self) -> list[tuple[int, _Call]]:
+        return [(at, self._calls[at]) for at in sorted(self._calls)]
 
     def _reply(self, messages: list[Message]) -> Reply:
         return _reply(messages, self._reason, self._usage, self._id)
@@ -449,15 +440,3 @@ def _model_field(value: object, name: str | None) -> Any:
         return None  # an extra field bearing a read name is what the dump writes there
     found = value.__dict__
     return found if name is None else found.get(name)
-
-
-def _whole(call: _Call) -> bool:
-    """Whether a call's arguments are complete: an object, or none once the call ended."""
-    text = "".join(call.pieces)
-    if text == "" or text.isspace():
-        return call.ended
-    try:
-        parse_arguments(text)
-    except ValueError:
-        return False
-    return True

@@ -9,11 +9,11 @@ from typing import Any
 from ..._messages import (
     Message,
 )
+from .._chat_stream import ChoicesStream, calls_so_far, whole_object
 from .._errors import (
-    StreamError,
     short,
 )
-from .._json import arguments_json, parse_arguments, plain
+from .._json import arguments_json, plain
 from .._objects import in_declared_order
 from .._reply import (
     Delta,
@@ -23,7 +23,6 @@ from .._reply import (
     ToolCallDelta,
     ToolCallStart,
 )
-from .._stream import StreamReader
 from ._reply import _error, _read_message, _reply, _unwrapped
 from ._wire import _CUT_REASONS
 
@@ -36,7 +35,7 @@ class _Call:
     Arguments sent as an object (not text) are kept as that object.
     """
 
-    __slots__ = ("call_id", "kind", "name", "pieces", "position", "started", "whole")
+    __slots__ = ("call_id", "kind", "name", "pieces", "position", "sent_whole", "started")
 
     def __init__(
         self, call_id: str | None, name: str, kind: str | None, position: int, started: int
@@ -45,18 +44,26 @@ class _Call:
         self.name = name
         self.kind = kind
         self.pieces: list[str] = []
-        self.whole: dict[str, Any] | None = None
+        self.sent_whole: dict[str, Any] | None = None
         self.position = position
         self.started = started
 
     def arguments(self) -> str:
-        if self.whole is not None:
-            return arguments_json(self.whole)
+        if self.sent_whole is not None:
+            return arguments_json(self.sent_whole)
         return "".join(self.pieces)
+
+    def whole(self) -> bool:
+        """Whether its arguments are complete: an object, or text that is a whole object."""
+        return self.sent_whole is not None or whole_object("".join(self.pieces))
+
+    def unchecked(self) -> str | None:
+        """The argument text to check at the end; none for arguments sent as an object."""
+        return "".join(self.pieces) if self.sent_whole is None else None
 
     def raw(self) -> dict[str, Any]:
         """The call as the non-streamed message holds it."""
-        arguments: Any = self.whole if self.whole is not None else "".join(self.pieces)
+        arguments: Any = self.sent_whole if self.sent_whole is not None else "".join(self.pieces)
         call: dict[str, Any] = {"function": {"name": self.name, "arguments": arguments}}
         if self.call_id is not None:
             call["id"] = self.call_id
@@ -65,7 +72,7 @@ class _Call:
         return call
 
 
-class Accumulator(StreamReader):
+class Accumulator(ChoicesStream):
     """Builds the messages of a streamed chat completion.
 
     ``feed`` every chunk of ``chat.stream``: the SDK's ``CompletionEvent``
@@ -77,63 +84,32 @@ class Accumulator(StreamReader):
     one chunk each.
     """
 
-    _noun = "chunk"
-    _end = "a finish_reason"
+    _cut_reasons = _CUT_REASONS
 
     def __init__(self) -> None:
         super().__init__()
-        self._pieces: list[Any] = []  # text as str, other content chunks as dicts
+        # ``_texts`` holds the content: text as str, other content chunks as dicts.
         self._calls: list[_Call] = []
         self._by_index: dict[int, _Call] = {}
         self._extra: dict[str, Any] = {}  # other message fields, as sent
-        self._reason: str | None = None
-        self._usage: object = None
-        self._facts: dict[str, Any] = {}
 
-    def _take(self, number: int, event: object) -> list[Delta]:
+    def _unwrap(self, event: object) -> tuple[dict[str, Any], object] | list[Delta]:
         if type(event) is dict:
-            data = event if "choices" in event else _inside(event)
-        else:
-            fast = self._fast(event)
-            if fast is not None:
-                return fast
-            data = _inside(plain(event, "a chunk"))
+            return _inside(event), event
+        fast = self._fast(event)
+        if fast is not None:
+            return fast
+        return _inside(plain(event, "a chunk")), event
 
-        def fail(reason: str) -> StreamError:
-            return StreamError(f"chunk {number}: {reason}", number, event)
+    def _error(self, data: dict[str, Any]) -> str | None:
+        return _error(data)
 
-        choices = data.get("choices")
-        if not isinstance(choices, list):
-            error = _error(data)
-            raise fail(error if error is not None else "has no choices list")
-        if not self._facts:
-            self._facts = {"id": data.get("id"), "model": data.get("model")}
-        usage = data.get("usage")
-        if usage is not None:
-            self._usage = usage
-        deltas: list[Delta] = []
-        for choice in choices:
-            if not isinstance(choice, dict):
-                raise fail("a choice is not an object")
-            if choice.get("index", 0) != 0:
-                continue  # another choice: from_response reads the first only
-            delta = choice.get("delta")
-            reason = choice.get("finish_reason")
-            if delta is None:
-                delta = {}
-            elif not isinstance(delta, dict):
-                raise fail(f"the choice's delta is not an object: {short(delta)}")
-            if self._finished:
-                if reason in (None, self._reason) and _adds_nothing(delta):
-                    continue
-                raise fail("more of the first choice after its finish_reason")
-            self._delta(delta, number, fail, deltas)
-            if reason is not None:
-                if not isinstance(reason, str):
-                    raise fail(f"the finish_reason is not text: {short(reason)}")
-                self._reason = reason
-                self._finished = True
-        return deltas
+    def _adds_nothing(self, delta: dict[str, Any]) -> bool:
+        """Whether a delta holds nothing but its role and empty or null fields."""
+        return all(
+            key in ("role", "index") or value is None or value == "" or value == []
+            for key, value in delta.items()
+        )
 
     def _fast(self, event: object) -> list[Delta] | None:
         """The deltas of an SDK chunk that only adds content, read from its attributes.
@@ -177,7 +153,7 @@ class Accumulator(StreamReader):
         if type(content) is str:
             if facts is not None:
                 self._facts = facts
-            self._pieces.append(content)
+            self._texts.append(content)
             return [TextDelta(content)] if content else []
         if type(content) is not list:
             return None
@@ -225,7 +201,7 @@ class Accumulator(StreamReader):
                 return None
         if facts is not None:
             self._facts = facts
-        self._pieces += pieces
+        self._texts += pieces
         return deltas
 
     def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
@@ -234,7 +210,7 @@ class Accumulator(StreamReader):
                 continue
             if key == "content":
                 if isinstance(value, str):
-                    self._pieces.append(value)
+                    self._texts.append(value)
                     if value:
                         deltas.append(TextDelta(value))
                 elif isinstance(value, list):
@@ -259,7 +235,7 @@ class Accumulator(StreamReader):
             text = chunk.get("text")
             if not isinstance(text, str):
                 raise fail(f"a text chunk without text: {short(chunk)}")
-            self._pieces.append(text)
+            self._texts.append(text)
             if text:
                 deltas.append(TextDelta(text))
         elif kind == "thinking":
@@ -278,9 +254,9 @@ class Accumulator(StreamReader):
                     if text:
                         deltas.append(ThinkingDelta(text))
                 parts.append(dict(part))
-            self._pieces.append({**chunk, "thinking": parts})
+            self._texts.append({**chunk, "thinking": parts})
         elif isinstance(kind, str):
-            self._pieces.append(dict(chunk))
+            self._texts.append(dict(chunk))
         else:
             raise fail(f"a content chunk without a type: {short(chunk)}")
 
@@ -321,10 +297,10 @@ class Accumulator(StreamReader):
         elif name and not known.name:
             known.name = name
         if isinstance(arguments, dict):
-            known.whole = arguments
+            known.sent_whole = arguments
             deltas.append(ToolCallDelta(known.position, arguments_json(arguments)))
         elif arguments:
-            if known.whole is not None:
+            if known.sent_whole is not None:
                 raise fail(f"tool call {known.position} had whole arguments and gets more")
             known.pieces.append(arguments)
             deltas.append(ToolCallDelta(known.position, arguments))
@@ -357,7 +333,7 @@ class Accumulator(StreamReader):
         """
         merged: list[Any] = []
         text: list[str] = []
-        for piece in self._pieces:
+        for piece in self._texts:
             if type(piece) is str:
                 text.append(piece)
                 continue
@@ -385,37 +361,17 @@ class Accumulator(StreamReader):
 
     def _message(self, final: bool) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": self._content()}
-        calls = self._calls
-        if not final:
-            # Only the calls whose arguments are whole: a later call has
-            # begun, or the text so far is already a complete object.
-            calls = [
-                call for number, call in enumerate(calls) if number < len(calls) - 1 or _whole(call)
-            ]
+        calls = calls_so_far(self._calls, final)
         if calls:
             message["tool_calls"] = [call.raw() for call in calls]
         message.update(self._extra)
         return message
 
-    def _messages(self, final: bool) -> list[Message]:
-        cut = self._reason in _CUT_REASONS or not final
-        if final:
-            self._check_arguments(cut)
-        return _read_message(self._message(final), cut, "the streamed message")
+    def _read_message(self, message: dict[str, Any], cut: bool, where: str) -> list[Message]:
+        return _read_message(message, cut, where)
 
-    def _check_arguments(self, cut: bool) -> None:
-        """Refuse a call whose argument text is not an object, naming where it began."""
-        for number, call in enumerate(self._calls):
-            if call.whole is not None or (cut and number == len(self._calls) - 1):
-                continue
-            try:
-                parse_arguments("".join(call.pieces))
-            except ValueError as err:
-                raise StreamError(
-                    f"tool call {number} (started in chunk {call.started}): {err}",
-                    call.started,
-                    None,
-                ) from None
+    def _numbered_calls(self) -> list[tuple[int, _Call]]:
+        return list(enumerate(self._calls))
 
     def _reply(self, messages: list[Message]) -> Reply:
         return _reply(messages, self._reason, self._usage, self._facts)
@@ -444,25 +400,3 @@ def _joined_thinking(first: dict[str, Any], second: dict[str, Any]) -> dict[str,
         else:
             parts.append(part)
     return {**first, **second, "thinking": parts}
-
-
-def _adds_nothing(delta: dict[str, Any]) -> bool:
-    """Whether a delta holds nothing but its role and empty or null fields."""
-    return all(
-        key in ("role", "index") or value is None or value == "" or value == []
-        for key, value in delta.items()
-    )
-
-
-def _whole(call: _Call) -> bool:
-    """Whether a call's arguments are complete: an object, or text that is a whole object."""
-    if call.whole is not None:
-        return True
-    text = "".join(call.pieces)
-    if text == "" or text.isspace():
-        return False
-    try:
-        parse_arguments(text)
-    except ValueError:
-        return False
-    return True

@@ -9,12 +9,12 @@ from typing import Any, Final
 from ..._messages import (
     Message,
 )
+from .._chat_stream import ChoicesStream, calls_so_far, whole_object
 from .._errors import (
-    StreamError,
     reported_error,
     short,
 )
-from .._json import parse_arguments, plain
+from .._json import plain
 from .._objects import PLAIN, declared, dumps_as_declared, fields, flat, given
 from .._reply import (
     Delta,
@@ -24,7 +24,6 @@ from .._reply import (
     ToolCallDelta,
     ToolCallStart,
 )
-from .._stream import StreamReader
 from ._reply import _read_message, _reply
 from ._wire import _REASONING_KEYS
 
@@ -102,6 +101,14 @@ class _Call:
     def arguments(self) -> str:
         return "".join(self.pieces.get("arguments", ()))
 
+    def whole(self) -> bool:
+        """Whether its arguments are complete: a function's whose text is a whole object."""
+        return self.kind == "function" and whole_object(self.arguments())
+
+    def unchecked(self) -> str | None:
+        """A function's argument text, to check at the end; other calls have none."""
+        return self.arguments() if self.kind == "function" else None
+
     def raw(self) -> dict[str, Any]:
         """The call as the non-streamed message would hold it (no ``id`` if none came)."""
         inner = dict(self.inner)
@@ -131,7 +138,7 @@ def _chunk_fields(event: object) -> dict[str, Any] | None:
     return found
 
 
-class Accumulator(StreamReader):
+class Accumulator(ChoicesStream):
     """Builds the messages of a streamed Chat Completion.
 
     ``feed`` every ``ChatCompletionChunk`` (dict or SDK object), or every
@@ -145,83 +152,37 @@ class Accumulator(StreamReader):
     ``finish_reason``, adds nothing.
     """
 
-    _noun = "chunk"
-    _end = "a finish_reason"
+    _cut_reasons = frozenset({"length"})
 
     def __init__(self) -> None:
         super().__init__()
-        self._content: list[str] = []
         self._refusal: list[str] = []
         self._reasoning: list[str] = []
         self._calls: dict[int, _Call] = {}
         self._extra: dict[str, Any] = {}  # other message fields, as sent (audio, annotations)
-        self._reason: str | None = None
-        self._usage: object = None
-        self._facts: dict[str, Any] = {}
 
-    def _take(self, number: int, event: object) -> list[Delta]:
-        if type(event) is dict and "choices" in event:
-            data = event  # a raw chunk as JSON: the common case, checked first
-        else:
+    def _unwrap(self, event: object) -> tuple[dict[str, Any], object] | list[Delta]:
+        if type(event) is not dict:
+            read = self._object_chunk(event)
+            if read is not None:
+                return read
+        kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+        if kind == "chunk":
+            event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
             if type(event) is not dict:
-                read = self._object_chunk(event)
+                read = self._object_chunk(event)  # the chunk of the helper's event
                 if read is not None:
                     return read
-            kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
-            if kind == "chunk":
-                event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
-                if type(event) is not dict:
-                    read = self._object_chunk(event)  # the chunk of the helper's event
-                    if read is not None:
-                        return read
-            elif kind in _HELPER_EVENTS:
-                return []
-            data = plain(event, "a chunk")
+        elif kind in _HELPER_EVENTS:
+            return []
+        return plain(event, "a chunk"), event
 
-        def fail(reason: str) -> StreamError:
-            return StreamError(f"chunk {number}: {reason}", number, event)
+    def _error(self, data: dict[str, Any]) -> str | None:
+        return reported_error(data, "choices")
 
-        choices = data.get("choices")
-        if not isinstance(choices, list):
-            error = reported_error(data, "choices")  # a server that fails part-way
-            raise fail(error if error is not None else "has no choices list")
-        if not self._facts:
-            self._facts = {"id": data.get("id"), "model": data.get("model")}
-        usage = data.get("usage")
-        if usage is not None:
-            self._usage = usage
-        deltas: list[Delta] = []
-        for choice in choices:
-            if not isinstance(choice, dict):
-                raise fail("a choice is not an object")
-            if choice.get("index", 0) != 0:
-                continue  # another choice: from_response reads the first only
-            delta = choice.get("delta")
-            reason = choice.get("finish_reason")
-            if delta is None:
-                # Azure's content-filter annotations come in choices without a
-                # delta, during the stream and after its finish_reason.
-                delta = {}
-            elif not isinstance(delta, dict):
-                raise fail(f"the choice's delta is not an object: {short(delta)}")
-            if self._finished:
-                if reason in (None, self._reason) and _adds_nothing(delta):
-                    continue
-                raise fail("more of the first choice after its finish_reason")
-            if len(delta) == 1 and type(delta.get("content")) is str:
-                # Most chunks bring a piece of text and nothing else.
-                text = delta["content"]
-                self._content.append(text)
-                if text:
-                    deltas.append(TextDelta(text))
-            else:
-                self._delta(delta, number, fail, deltas)
-            if reason is not None:
-                if not isinstance(reason, str):
-                    raise fail(f"the finish_reason is not text: {short(reason)}")
-                self._reason = reason
-                self._finished = True
-        return deltas
+    def _adds_nothing(self, delta: dict[str, Any]) -> bool:
+        """Whether a delta holds nothing but its role and empty or null fields."""
+        return all(key == "role" or value is None or value == "" for key, value in delta.items())
 
     def _object_chunk(self, event: object) -> list[Delta] | None:
         """A chunk read from the fields of the SDK's object, as ``_take`` reads its dump.
@@ -310,7 +271,7 @@ class Accumulator(StreamReader):
             text = inner.get(key)
             if type(text) is not str:
                 return None
-            (self._content if key == "content" else self._refusal).append(text)
+            (self._texts if key == "content" else self._refusal).append(text)
             return [TextDelta(text)] if text else []
         calls = inner.get("tool_calls")
         if "tool_calls" not in given_to or type(calls) is not list or len(calls) != 1:
@@ -348,7 +309,7 @@ class Accumulator(StreamReader):
         deltas: list[Delta] = []
         for key, value in steps:
             if key == "content" or key == "refusal":
-                (self._content if key == "content" else self._refusal).append(value)
+                (self._texts if key == "content" else self._refusal).append(value)
                 if value:
                     deltas.append(TextDelta(value))
             elif key == "reasoning":
@@ -487,7 +448,7 @@ class Accumulator(StreamReader):
             if key == "content" or key == "refusal":
                 if not isinstance(value, str):
                     raise fail(f"the delta's {key!r} is not text: {short(value)}")
-                (self._content if key == "content" else self._refusal).append(value)
+                (self._texts if key == "content" else self._refusal).append(value)
                 if value:
                     deltas.append(TextDelta(value))
             elif key in _REASONING_KEYS:
@@ -564,16 +525,10 @@ class Accumulator(StreamReader):
         """The message so far, as a non-streamed response would hold it."""
         message: dict[str, Any] = {"role": "assistant"}
         # A field no delta spelled out stays null, as in the whole message.
-        message["content"] = "".join(self._content) if self._content else None
+        message["content"] = "".join(self._texts) if self._texts else None
         if self._refusal:
             message["refusal"] = "".join(self._refusal)
-        calls = [self._calls[at] for at in sorted(self._calls)]
-        if not final:
-            # Only the calls whose arguments are whole: a later call has
-            # begun, or the text so far is already a complete object.
-            calls = [
-                call for number, call in enumerate(calls) if number < len(calls) - 1 or _whole(call)
-            ]
+        calls = calls_so_far([self._calls[at] for at in sorted(self._calls)], final)
         if calls:
             message["tool_calls"] = [call.raw() for call in calls]
         reasoning = "".join(self._reasoning)
@@ -582,42 +537,11 @@ class Accumulator(StreamReader):
         message.update(self._extra)
         return message
 
-    def _messages(self, final: bool) -> list[Message]:
-        cut = self._reason == "length" or not final
-        if final:
-            self._check_arguments(cut)
-        return _read_message(self._message(final), cut, "the streamed message")
+    def _read_message(self, message: dict[str, Any], cut: bool, where: str) -> list[Message]:
+        return _read_message(message, cut, where)
 
-    def _check_arguments(self, cut: bool) -> None:
-        """Refuse a call whose argument text is not an object, naming where it began."""
-        order = sorted(self._calls)
-        for at in order:
-            call = self._calls[at]
-            if call.kind != "function" or (cut and at == order[-1]):
-                continue
-            try:
-                parse_arguments(call.arguments())
-            except ValueError as err:
-                raise StreamError(
-                    f"tool call {at} (started in chunk {call.started}): {err}", call.started, None
-                ) from None
+    def _numbered_calls(self) -> list[tuple[int, _Call]]:
+        return [(at, self._calls[at]) for at in sorted(self._calls)]
 
     def _reply(self, messages: list[Message]) -> Reply:
         return _reply(messages, self._reason, self._usage, self._facts)
-
-
-def _adds_nothing(delta: dict[str, Any]) -> bool:
-    """Whether a delta holds nothing but its role and empty or null fields."""
-    return all(key == "role" or value is None or value == "" for key, value in delta.items())
-
-
-def _whole(call: _Call) -> bool:
-    """Whether a call's arguments are complete: a function's whose text is a whole object."""
-    text = call.arguments()
-    if call.kind != "function" or text == "" or text.isspace():
-        return False
-    try:
-        parse_arguments(text)
-    except ValueError:
-        return False
-    return True
