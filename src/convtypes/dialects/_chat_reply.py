@@ -86,6 +86,50 @@ def turn_and_kept(
     return [kept, assistant]
 
 
+def _as_is(part: object) -> object:
+    return part
+
+
+def read_content(
+    content: object,
+    where: str,
+    thought: Callable[[dict[str, Any], str], str],
+    *,
+    part_name: str = "content item",
+    shape: str = "a list",
+    unwrap: Callable[[object], object] = _as_is,
+) -> tuple[str, list[ThinkingBlock]]:
+    """The text and the thinking of a message's content: text, or a list of typed parts.
+
+    ``thought`` reads a ``thinking`` part's text (at ``where``); parts of
+    other types say neither. ``unwrap`` gives the part an SDK wraps;
+    ``part_name`` and ``shape`` name a part and the content in a fault.
+    """
+    if content is None:
+        return "", []
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        raise ResponseError(f"{where}: 'content' should be {shape}, got {short(content)}")
+    text: list[str] = []
+    thinking: list[ThinkingBlock] = []
+    for number, part in enumerate(content):
+        part = unwrap(part)
+        at = f"{where}.content[{number}]"
+        if not isinstance(part, dict):
+            raise ResponseError(f"{at}: expected an object, got {short(part)}")
+        kind = part.get("type")
+        if kind == "text":
+            text.append(field(part, "text", str, at))
+        elif kind == "thinking":
+            said = thought(part, at)
+            if said:
+                thinking.append(ThinkingBlock(text=said))
+        elif not isinstance(kind, str):
+            raise ResponseError(f"{at}: a {part_name} without a type")
+    return "".join(text), thinking
+
+
 def stop_by_table(
     stops: dict[str, StopReason], messages: list[Message], reason: object
 ) -> StopReason:

@@ -7,10 +7,9 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ThinkingBlock,
     ToolCall,
 )
-from .._chat_reply import chat_reply, read_calls, stop_by_table, turn_and_kept
+from .._chat_reply import chat_reply, read_calls, read_content, stop_by_table, turn_and_kept
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -69,30 +68,10 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read_content(content: object, where: str) -> tuple[str, list[ThinkingBlock]]:
-    """The text and the thinking of a message's content items."""
-    if content is None:
-        return "", []
-    if isinstance(content, str):
-        return content, []
-    if not isinstance(content, list):
-        raise ResponseError(f"{where}: 'content' should be a list, got {short(content)}")
-    text: list[str] = []
-    thinking: list[ThinkingBlock] = []
-    for number, part in enumerate(content):
-        at = f"{where}.content[{number}]"
-        if not isinstance(part, dict):
-            raise ResponseError(f"{at}: expected an object, got {short(part)}")
-        kind = part.get("type")
-        if kind == "text":
-            text.append(field(part, "text", str, at))
-        elif kind == "thinking":
-            said = field(part, "thinking", str, at)
-            if said:
-                thinking.append(ThinkingBlock(text=said))
-        elif not isinstance(kind, str):
-            raise ResponseError(f"{at}: a content item without a type")
-    return "".join(text), thinking
+def _thought(part: dict[str, Any], where: str) -> str:
+    """A ``thinking`` content item's text."""
+    said: str = field(part, "thinking", str, where)
+    return said
 
 
 def _read_call(raw: object, where: str) -> ToolCall:
@@ -111,7 +90,7 @@ def _read_call(raw: object, where: str) -> ToolCall:
 
 def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Message]:
     """The messages for a reply's message; ``cut`` when it stopped at the token limit."""
-    text, thinking = _read_content(message.get("content"), where)
+    text, thinking = read_content(message.get("content"), where, _thought)
     plan = field(message, "tool_plan", str, where, None) or ""
     field(message, "citations", list, where, None)
     raw_calls = field(message, "tool_calls", list, where, None) or []

@@ -9,10 +9,16 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ThinkingBlock,
     ToolCall,
 )
-from .._chat_reply import chat_reply, first_choice, read_calls, stop_by_table, turn_and_kept
+from .._chat_reply import (
+    chat_reply,
+    first_choice,
+    read_calls,
+    read_content,
+    stop_by_table,
+    turn_and_kept,
+)
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -92,39 +98,17 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read_content(content: object, where: str) -> tuple[str, list[ThinkingBlock]]:
-    """The text and the thinking of a message's content (a string or a list of chunks)."""
-    if content is None:
-        return "", []
-    if isinstance(content, str):
-        return content, []
-    if not isinstance(content, list):
-        raise ResponseError(f"{where}: 'content' should be text or a list, got {short(content)}")
-    text: list[str] = []
-    thinking: list[ThinkingBlock] = []
-    for number, chunk in enumerate(content):
-        chunk = _unwrapped(chunk)
-        at = f"{where}.content[{number}]"
-        if not isinstance(chunk, dict):
-            raise ResponseError(f"{at}: expected an object, got {short(chunk)}")
-        kind = chunk.get("type")
-        if kind == "text":
-            text.append(field(chunk, "text", str, at))
-        elif kind == "thinking":
-            inner = field(chunk, "thinking", list, at)
-            pieces = []
-            for part_number, part in enumerate(inner):
-                part_at = f"{at}.thinking[{part_number}]"
-                if not isinstance(part, dict):
-                    raise ResponseError(f"{part_at}: expected an object, got {short(part)}")
-                if part.get("type") == "text":
-                    pieces.append(field(part, "text", str, part_at))
-            said = "".join(pieces)
-            if said:
-                thinking.append(ThinkingBlock(text=said))
-        elif not isinstance(kind, str):
-            raise ResponseError(f"{at}: a chunk without a type")
-    return "".join(text), thinking
+def _thought(chunk: dict[str, Any], where: str) -> str:
+    """A ``thinking`` chunk's text: its text parts joined."""
+    inner = field(chunk, "thinking", list, where)
+    pieces = []
+    for number, part in enumerate(inner):
+        part_at = f"{where}.thinking[{number}]"
+        if not isinstance(part, dict):
+            raise ResponseError(f"{part_at}: expected an object, got {short(part)}")
+        if part.get("type") == "text":
+            pieces.append(field(part, "text", str, part_at))
+    return "".join(pieces)
 
 
 def _read_call(raw: object, where: str) -> ToolCall | None:
@@ -158,7 +142,14 @@ def _read_message(message: dict[str, Any], cut: bool, where: str) -> list[Messag
     A call cut off at the limit is not a call a backend could run: it stays
     only in the kept message.
     """
-    text, thinking = _read_content(message.get("content"), where)
+    text, thinking = read_content(
+        message.get("content"),
+        where,
+        _thought,
+        part_name="chunk",
+        shape="text or a list",
+        unwrap=_unwrapped,
+    )
     raw_calls = field(message, "tool_calls", list, where, None) or []
     calls = read_calls(raw_calls, cut, where, _read_call)
     return turn_and_kept(text, calls, thinking, _clean(message), _carried, PROTOCOL, where)
