@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from ..._content import ImageBase64Block, ImageUrlBlock, TextBlock
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -15,19 +14,19 @@ from ..._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ..._unknown import UnknownBlock, UnknownMessage
+from ..._unknown import UnknownMessage
 from .._chat_kept import is_text_part
+from .._chat_omitted import kept_item_left_out, media_left_out, own_items
 from .._errors import (
     Unsupported,
     check_unsupported,
     not_a_message,
 )
 from .._left_out import LeftOut, in_item
-from .._media import image_type
 from .._send import transcript_of
 from ._assistant import _Kept, _runnable, _said
-from ._request import to_request
-from ._wire import _INPUT_KEYS, DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL
+from ._request import _MEDIA, to_request
+from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
 
 
 def left_out(
@@ -65,19 +64,8 @@ def left_out(
             said = said or _adds(message, previous)
             continue
         if isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol != PROTOCOL:
-                if message.items:
-                    why = (
-                        f"{message.protocol!r:.40} items belong to another provider; "
-                        f"{DIALECT} is sent the assistant message beside them"
-                    )
-                    out.append(LeftOut(index, "items", why))
-                continue
-            for place, item in enumerate(message.items):
-                if not isinstance(item, dict):
-                    out.append(LeftOut(index, "items", f"{in_item(place)}: {_NOT_A_MESSAGE}"))
-                    continue
-                _left_out_item(index, place, item, out)
+            for place, item in own_items(index, message, out, PROTOCOL, DIALECT):
+                out += kept_item_left_out(index, place, item, _INPUT_KEYS, _runnable)
                 said = said or _says(item)
                 unsaid += _unsaid(index, place, item)
                 kept = _Kept(item)
@@ -86,7 +74,7 @@ def left_out(
             out += unsaid
         said, unsaid = False, []
         if isinstance(message, UserMultimodalMessage):
-            _left_out_media(index, message, out)
+            out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
         elif not isinstance(
             message, (UserMessage, SystemMessage, ToolResultMessage, UnknownMessage)
         ):
@@ -97,16 +85,12 @@ def left_out(
     return out
 
 
-_NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
-
-_NO_FIELD: Final = "an assistant message takes no such input field"
-
-_CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
-
 _NO_TURN: Final = (
     "its turn has neither text nor calls, so none of it is sent: "
     f"{DIALECT} takes an assistant message only with text or calls"
 )
+
+_OTHER_AUDIO: Final = "has no content item for audio"
 
 _REDACTED: Final = f"{DIALECT} cannot read redacted thinking"
 
@@ -117,18 +101,6 @@ _EDITED_THINKING: Final = (
 )
 
 _NO_SIGNATURE: Final = f"{DIALECT} has no place for a thinking signature"
-
-
-def _left_out_item(index: int, place: int, item: dict[str, Any], out: list[LeftOut]) -> None:
-    """What of a kept message its replay does not send: fields with no input, cut calls."""
-    for key in item:
-        if key not in _INPUT_KEYS:
-            out.append(LeftOut(index, "items", f"{in_item(place, key)}: {_NO_FIELD}"))
-    calls = item.get("tool_calls")
-    for position, call in enumerate(calls if isinstance(calls, list) else ()):
-        if isinstance(call, dict) and not _runnable(call):
-            where = in_item(place, "tool_calls", position)
-            out.append(LeftOut(index, "call", f"{where}: {_CUT_CALL}"))
 
 
 def _says(item: dict[str, Any]) -> bool:
@@ -189,24 +161,3 @@ def _left_out_thinking(
                 held.remove(block.text)
             if block.signature:
                 out.append(LeftOut(index, "signature", f"{where}: {_NO_SIGNATURE}"))
-
-
-def _left_out_media(index: int, message: UserMultimodalMessage, out: list[LeftOut]) -> None:
-    for position, block in enumerate(message.content):
-        where = f"block {position}"
-        if isinstance(block, (TextBlock, UnknownBlock)):
-            continue
-        if isinstance(block, ImageUrlBlock):
-            if block.detail not in DETAILS:
-                why = f"{DIALECT} knows no image detail {block.detail!r:.40}"
-                out.append(LeftOut(index, "detail", f"{where}: {why}"))
-        elif isinstance(block, ImageBase64Block):
-            if image_type(block.media_type) not in IMAGE_TYPES:
-                why = f"{DIALECT} takes no {block.media_type!r:.40} image"
-                out.append(LeftOut(index, "image", f"{where}: {why}"))
-        elif block.is_audio():
-            why = f"{DIALECT} has no content item for audio"
-            out.append(LeftOut(index, "audio", f"{where}: {why}"))
-        else:
-            why = f"{DIALECT} has no content item for video"
-            out.append(LeftOut(index, "video", f"{where}: {why}"))

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final
 
-from ..._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -15,18 +14,18 @@ from ..._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
-from ..._unknown import UnknownBlock, UnknownMessage
+from ..._unknown import UnknownMessage
+from .._chat_omitted import kept_item_left_out, media_left_out, own_items
 from .._errors import (
     Unsupported,
     check_unsupported,
     not_a_message,
 )
-from .._left_out import LeftOut, in_item
-from .._media import image_type
+from .._left_out import LeftOut
 from .._send import transcript_of
 from ._assistant import _Kept, _runnable
-from ._request import to_request
-from ._wire import _INPUT_KEYS, AUDIO_TYPES, DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL
+from ._request import _MEDIA, to_request
+from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
 
 
 def left_out(
@@ -59,34 +58,19 @@ def left_out(
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
         elif isinstance(message, ProviderOutputItemsMessage):
-            if message.protocol != PROTOCOL:
-                if message.items:
-                    why = (
-                        f"{message.protocol!r:.40} items belong to another provider; "
-                        f"{DIALECT} is sent the assistant message beside them"
-                    )
-                    out.append(LeftOut(index, "items", why))
-                continue
-            for place, item in enumerate(message.items):
-                if not isinstance(item, dict):
-                    out.append(LeftOut(index, "items", f"{in_item(place)}: {_NOT_A_MESSAGE}"))
-                    continue
-                _left_out_item(index, place, item, out)
+            for place, item in own_items(index, message, out, PROTOCOL, DIALECT):
+                out += kept_item_left_out(index, place, item, _INPUT_KEYS, _runnable)
                 kept = _Kept(item)
         elif isinstance(message, SystemMessage):
             kept = previous
         elif isinstance(message, UserMultimodalMessage):
-            _left_out_media(index, message, out)
+            out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
         elif not isinstance(message, (UserMessage, ToolResultMessage, UnknownMessage)):
             raise not_a_message(index, message)
     return out
 
 
-_NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
-
-_NO_FIELD: Final = "an assistant message takes no such input field"
-
-_CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
+_OTHER_AUDIO: Final = "takes audio only inline, as WAV or MP3"
 
 _REDACTED: Final = f"{DIALECT} cannot read redacted thinking"
 
@@ -97,19 +81,6 @@ _NO_SIGNATURE: Final = f"{DIALECT} has no place for a thinking signature"
 _EDITED_THINKING: Final = (
     "the kept message before this turn is sent in its place, with its own thinking"
 )
-
-
-def _left_out_item(index: int, place: int, item: dict[str, Any], out: list[LeftOut]) -> None:
-    """What of a kept message its replay does not send: fields with no input, cut calls."""
-    for key in item:
-        if key not in _INPUT_KEYS:
-            out.append(LeftOut(index, "items", f"{in_item(place, key)}: {_NO_FIELD}"))
-    calls = item.get("tool_calls")
-    for position, call in enumerate(calls if isinstance(calls, list) else ()):
-        if isinstance(call, dict) and not _runnable(call):
-            out.append(
-                LeftOut(index, "call", f"{in_item(place, 'tool_calls', position)}: {_CUT_CALL}")
-            )
 
 
 def _left_out_thinking(
@@ -131,32 +102,3 @@ def _left_out_thinking(
         if block.signature:
             why = _UNSIGNED if kept is None and block.text else _NO_SIGNATURE
             out.append(LeftOut(index, "signature", f"{where}: {why}"))
-
-
-def _left_out_media(index: int, message: UserMultimodalMessage, out: list[LeftOut]) -> None:
-    for position, block in enumerate(message.content):
-        where = f"block {position}"
-        if isinstance(block, TextBlock):
-            continue
-        if isinstance(block, ImageUrlBlock):
-            if block.detail not in DETAILS:
-                why = f"{DIALECT} knows no image detail {block.detail!r:.40}"
-                out.append(LeftOut(index, "detail", f"{where}: {why}"))
-        elif isinstance(block, ImageBase64Block):
-            if image_type(block.media_type) not in IMAGE_TYPES:
-                why = f"{DIALECT} takes no {block.media_type!r:.40} image"
-                out.append(LeftOut(index, "image", f"{where}: {why}"))
-        elif isinstance(block, AudioBase64Block):
-            if block.media_type.lower() not in AUDIO_TYPES:
-                why = f"{DIALECT} takes no {block.media_type!r:.40} audio"
-                out.append(LeftOut(index, "audio", f"{where}: {why}"))
-            elif block.sample_rate is not None:
-                why = "input_audio has no field for a sample rate"
-                out.append(LeftOut(index, "sample-rate", f"{where}: {why}"))
-        elif isinstance(block, UnknownBlock):
-            continue  # refused by to_request, never sent
-        elif block.is_audio():
-            why = f"{DIALECT} takes audio only inline, as WAV or MP3"
-            out.append(LeftOut(index, "audio", f"{where}: {why}"))
-        else:
-            out.append(LeftOut(index, "video", f"{where}: {DIALECT} has no chunk for video"))
