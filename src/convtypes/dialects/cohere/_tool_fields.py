@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._copy import copy_json
-from .._tools import ToolSpec, checked_tools, object_parameters
+from .._chat_tools import function_tools
+from .._tools import ToolSpec, checked_tools
 from ._wire import DIALECT
 
 
@@ -29,14 +29,7 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
         return {}
     if chosen is not None:
         specs = [spec for spec in specs if spec.name == chosen]
-    out: list[dict[str, Any]] = []
-    for spec in specs:
-        function: dict[str, Any] = {"name": spec.name}
-        if spec.description:
-            function["description"] = spec.description
-        function["parameters"] = copy_json(object_parameters(spec, DIALECT))
-        out.append({"type": "function", "function": function})
-    fields: dict[str, Any] = {"tools": out}
+    fields: dict[str, Any] = {"tools": function_tools(specs, DIALECT)}
     if chosen is not None or choice == "required":
         fields["tool_choice"] = "REQUIRED"
     elif choice == "none":

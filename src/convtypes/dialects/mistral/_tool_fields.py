@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from .._copy import copy_json
-from .._tools import ToolSpec, checked_tools, object_parameters
+from .._chat_tools import function_tools, named_choice
+from .._tools import ToolSpec, checked_tools
 from ._wire import DIALECT
 
 # A schema's own labels, which constrain nothing: Mistral's grammar refuses them.
@@ -30,19 +30,10 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
         return {}
-    out: list[dict[str, Any]] = []
-    for spec in specs:
-        function: dict[str, Any] = {"name": spec.name}
-        if spec.description:
-            function["description"] = spec.description
-        parameters = copy_json(object_parameters(spec, DIALECT))
-        for key in _SCHEMA_LABELS:
-            parameters.pop(key, None)
-        function["parameters"] = parameters
-        out.append({"type": "function", "function": function})
+    out = function_tools(specs, DIALECT, _SCHEMA_LABELS)
     tool_choice: Any
     if chosen is not None:
-        tool_choice = {"type": "function", "function": {"name": chosen}}
+        tool_choice = named_choice(chosen)
     else:
         tool_choice = "any" if choice == "required" else choice
     return {"tools": out, "tool_choice": tool_choice}

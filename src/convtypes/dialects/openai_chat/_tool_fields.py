@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._copy import copy_object
-from .._tools import ToolSpec, checked_tools, object_parameters
+from .._chat_tools import function_tools, named_choice
+from .._tools import ToolSpec, checked_tools
 from ._wire import DIALECT
 
 
@@ -26,14 +26,5 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:
         return {}
-    out: list[dict[str, Any]] = []
-    for spec in specs:
-        function: dict[str, Any] = {"name": spec.name}
-        if spec.description:
-            function["description"] = spec.description
-        function["parameters"] = copy_object(object_parameters(spec, DIALECT))
-        out.append({"type": "function", "function": function})
-    tool_choice: Any = (
-        choice if chosen is None else {"type": "function", "function": {"name": chosen}}
-    )
-    return {"tools": out, "tool_choice": tool_choice}
+    tool_choice: Any = choice if chosen is None else named_choice(chosen)
+    return {"tools": function_tools(specs, DIALECT), "tool_choice": tool_choice}
