@@ -22,6 +22,7 @@ from .._messages import (
     ThinkingBlock,
     ToolCall,
 )
+from ._chat_request import ChatTurn
 from ._errors import ResponseError, short
 from ._json import built, field
 from ._reply import Reply, StopReason, Usage
@@ -128,6 +129,20 @@ def read_content(
         elif not isinstance(kind, str):
             raise ResponseError(f"{at}: a {part_name} without a type")
     return "".join(text), thinking
+
+
+def sent_alike(
+    item: dict[str, Any],
+    assistant: AssistantMessage,
+    turn: ChatTurn,
+    normal: Callable[[dict[str, Any]], dict[str, Any]],
+) -> bool:
+    """Whether a fresh ``turn`` of ``assistant`` alone sends what ``item`` said.
+
+    ``normal`` takes out of a message what says nothing to the wire, so that
+    the two compare by what they say, not by how they spell it.
+    """
+    return normal(item) == normal(turn.alone(assistant))
 
 
 def stop_by_table(

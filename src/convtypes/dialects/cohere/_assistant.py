@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..._messages import (
-    AssistantMessage,
     ToolCall,
 )
 from .._chat_kept import KeptCalls, Replay, is_text_part, whole_arguments
@@ -140,8 +139,3 @@ class _Kept(KeptCalls):
     def __init__(self, item: dict[str, Any]) -> None:
         super().__init__(_said(item), item.get("tool_calls"), _runnable)
         self.thoughts = _thoughts(item)
-
-
-def _flat(message: AssistantMessage) -> dict[str, Any]:
-    """What ``to_request`` sends for ``message`` alone (ids as they are), without its role."""
-    return _Turn().alone(message)

@@ -9,7 +9,14 @@ from ..._messages import (
     Message,
     ToolCall,
 )
-from .._chat_reply import chat_reply, read_calls, read_content, stop_by_table, turn_and_kept
+from .._chat_reply import (
+    chat_reply,
+    read_calls,
+    read_content,
+    sent_alike,
+    stop_by_table,
+    turn_and_kept,
+)
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -22,7 +29,7 @@ from .._reply import (
     StopReason,
     Usage,
 )
-from ._assistant import _flat, _text_item
+from ._assistant import _text_item, _Turn
 from ._wire import _CUT_REASONS, PLAN_JOIN, PROTOCOL
 
 
@@ -121,7 +128,7 @@ def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
     """
     if not assistant.content and not assistant.tool_calls and assistant.thinking:
         return False
-    return _normal(item) == _normal(_flat(assistant))
+    return sent_alike(item, assistant, _Turn(), _normal)
 
 
 _STOPS: Final[dict[str, StopReason]] = {

@@ -136,8 +136,3 @@ class _Kept(KeptCalls):
     def __init__(self, item: dict[str, Any]) -> None:
         super().__init__(_said(item), item.get("tool_calls"), _read)
         self.thoughts = _thoughts(item)
-
-
-def _flat(message: AssistantMessage) -> dict[str, Any]:
-    """What ``to_request`` sends for ``message`` alone (ids as they are), without its role."""
-    return _Turn().alone(message)

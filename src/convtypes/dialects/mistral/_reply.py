@@ -16,6 +16,7 @@ from .._chat_reply import (
     first_choice,
     read_calls,
     read_content,
+    sent_alike,
     stop_by_table,
     turn_and_kept,
 )
@@ -33,7 +34,7 @@ from .._reply import (
     Usage,
     token_count,
 )
-from ._assistant import _flat
+from ._assistant import _Turn
 from ._wire import _CUT_REASONS, PROTOCOL
 
 
@@ -181,7 +182,7 @@ def _normal(message: dict[str, Any]) -> dict[str, Any]:
 
 def _carried(item: dict[str, Any], assistant: AssistantMessage) -> bool:
     """Whether replaying ``assistant`` sends what the message ``item`` said."""
-    return _normal(item) == _normal(_flat(assistant))
+    return sent_alike(item, assistant, _Turn(), _normal)
 
 
 _STOPS: Final[dict[str, StopReason]] = {
