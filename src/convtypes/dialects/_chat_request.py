@@ -55,9 +55,15 @@ from ._send import data_url, tool_result_text
 Hook = Callable[[int, Any, Any], Any]
 
 
-def function_call(call_id: str | None, name: str, call: ToolCall) -> dict[str, Any]:
-    """A function call as chat-completions wires take it: arguments as JSON text, no id if none."""
-    function = {"name": name, "arguments": arguments_json(call.arguments)}
+def function_call(call_id: str | None, call: ToolCall, name: str | None = None) -> dict[str, Any]:
+    """A function call as chat-completions wires take it: arguments as JSON text, no id if none.
+
+    ``name`` is the call's name as the wire spells it (its own by default).
+    """
+    function = {
+        "name": call.name if name is None else name,
+        "arguments": arguments_json(call.arguments),
+    }
     if call_id is None:
         return {"type": "function", "function": function}
     return {"id": call_id, "type": "function", "function": function}
@@ -75,7 +81,7 @@ class ChatWalk:
     protocol: ClassVar[str]
     """The ``protocol`` of the provider output items the dialect replays."""
 
-    __slots__ = ("fence_external", "ids", "notes", "out", "unsupported")
+    __slots__ = ("fence_external", "ids", "notes", "out", "turn", "unsupported")
 
     def __init__(
         self,
@@ -89,6 +95,7 @@ class ChatWalk:
         self.unsupported = unsupported
         self.notes = notes
         self.out: list[dict[str, Any]] = []
+        self.turn: ChatTurn | None = None  # the turn being gathered (see GatheredWalk)
 
     def walk(self, transcript: list[Any]) -> list[dict[str, Any]]:
         """The request's messages for ``transcript``, in order."""
@@ -131,7 +138,8 @@ class ChatWalk:
 
     def result(self, index: int, message: ToolResultMessage, previous: Any) -> Any:
         """A ``tool`` message naming the call it answers by its id."""
-        self.close()
+        if self.turn is not None:
+            self.close()
         self.out.append(
             {
                 "role": "tool",
@@ -141,12 +149,14 @@ class ChatWalk:
         )
 
     def user(self, index: int, message: UserMessage, previous: Any) -> Any:
-        self.close()
+        if self.turn is not None:
+            self.close()
         self.ids.user(index)
         self.out.append({"role": "user", "content": message.content})
 
     def user_blocks(self, index: int, message: UserMultimodalMessage, previous: Any) -> Any:
-        self.close()
+        if self.turn is not None:
+            self.close()
         self.ids.user(index)
         self.out.append({"role": "user", "content": self.parts(index, message.content)})
 
@@ -155,7 +165,8 @@ class ChatWalk:
         raise NotImplementedError
 
     def system(self, index: int, message: SystemMessage, previous: Any) -> Any:
-        self.close()
+        if self.turn is not None:
+            self.close()
         self.out.append({"role": "system", "content": message.content})
 
     def items(self, index: int, message: ProviderOutputItemsMessage, previous: Any) -> Any:
@@ -282,17 +293,7 @@ class GatheredWalk(ChatWalk):
     :meth:`kept` are the dialect's.
     """
 
-    __slots__ = ("turn",)
-
-    def __init__(
-        self,
-        ids: CallIds,
-        fence_external: bool,
-        unsupported: Unsupported,
-        notes: list[LeftOut] | None,
-    ) -> None:
-        super().__init__(ids, fence_external, unsupported, notes)
-        self.turn: ChatTurn | None = None
+    __slots__ = ()
 
     def new_turn(self) -> ChatTurn:
         raise NotImplementedError

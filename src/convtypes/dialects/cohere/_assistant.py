@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..._messages import (
-    ToolCall,
-)
 from .._chat_kept import KeptCalls, Replay, is_text_part, whole_arguments
 from .._chat_request import ChatTurn, function_call
 from .._copy import copy_json
@@ -16,10 +13,6 @@ from .._ids import CallIds, safe_id
 from ._wire import PLAN_JOIN
 
 _usable_id = safe_id(64)
-
-
-def _call_out(call_id: str | None, call: ToolCall) -> dict[str, Any]:
-    return function_call(call_id, call.name, call)
 
 
 def _text_item(text: str) -> dict[str, Any]:
@@ -47,7 +40,7 @@ class _Turn(ChatTurn):
     def content_parts(self, parts: list[Any]) -> None:
         self.content += parts
 
-    call_out = staticmethod(_call_out)
+    call_out = staticmethod(function_call)
 
     def replayed(self, index: int, calls: list[Any], ids: CallIds) -> list[Any]:
         """A kept message's calls with ids Cohere takes; cut calls left out."""

@@ -33,7 +33,7 @@ def _flat_content(message: AssistantMessage) -> list[Any]:
 
 
 def _call_out(call_id: str | None, call: ToolCall) -> dict[str, Any]:
-    return function_call(call_id, spelled_name(call.name), call)
+    return function_call(call_id, call, spelled_name(call.name))
 
 
 class _Turn(ChatTurn):

@@ -56,7 +56,8 @@ class _Walk(GatheredWalk):
     kept = _Kept
 
     def result(self, index: int, message: ToolResultMessage, previous: Any) -> Any:
-        self.close()
+        if self.turn is not None:
+            self.close()
         call = self.ids.result(index, message)
         self.out.append(
             {
@@ -68,16 +69,19 @@ class _Walk(GatheredWalk):
         )
 
     def user(self, index: int, message: UserMessage, previous: Any) -> Any:
-        self._bridge()
-        super().user(index, message, previous)
+        self._bridge(index)
+        self.out.append({"role": "user", "content": message.content})
 
     def user_blocks(self, index: int, message: UserMultimodalMessage, previous: Any) -> Any:
-        self._bridge()
-        super().user_blocks(index, message, previous)
+        self._bridge(index)
+        self.out.append({"role": "user", "content": self.parts(index, message.content)})
 
-    def _bridge(self) -> None:
-        """Mistral refuses a user message right after a tool message: an assistant one between."""
-        self.close()
+    def _bridge(self, index: int) -> None:
+        """Open a user turn; Mistral refuses one right after a tool message: an assistant
+        message goes between."""
+        if self.turn is not None:
+            self.close()
+        self.ids.user(index)
         out = self.out
         if out and out[-1]["role"] == "tool":
             out.append({"role": "assistant", "content": BRIDGE})

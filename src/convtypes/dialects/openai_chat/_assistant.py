@@ -90,7 +90,7 @@ def _said(message: dict[str, Any]) -> str:
 
 def _flat_calls(message: AssistantMessage) -> list[dict[str, Any]]:
     """The calls as a response holds them: no ``id`` for a call that came without one."""
-    return [function_call(call.id, call.name, call) for call in message.tool_calls]
+    return [function_call(call.id, call) for call in message.tool_calls]
 
 
 def _flat(message: AssistantMessage) -> dict[str, Any]:

@@ -13,13 +13,14 @@ from ..._messages import (
     ToolCall,
 )
 from ..._unknown import UnknownMessage
-from .._chat_request import ChatWalk, Media, function_call, user_parts
+from .._chat_request import ChatWalk, Media, user_parts
 from .._copy import copy_object
 from .._errors import (
     Unsupported,
     check_unsupported,
 )
 from .._ids import CallIds, safe_id
+from .._json import arguments_json
 from .._left_out import LeftOut, in_item
 from .._send import transcript_of
 from ._assistant import _REPLAY, _Kept, _turn
@@ -59,7 +60,12 @@ def _calls_out(
     index: int, calls: Iterable[tuple[int, ToolCall]], ids: CallIds
 ) -> list[dict[str, Any]]:
     return [
-        function_call(ids.call(index, position, call), call.name, call) for position, call in calls
+        {
+            "id": ids.call(index, position, call),
+            "type": "function",
+            "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
+        }
+        for position, call in calls
     ]
 
 
