@@ -34,8 +34,12 @@ class _Turn(ChatTurn):
         self.plan: list[str] = []
         self.citations: list[Any] = []
 
+    def said(self, message: AssistantMessage) -> None:
+        if message.content:
+            self.content.append({"type": "text", "text": message.content})
+
     def text(self, text: str) -> None:
-        self.content.append(_text_item(text))
+        self.content.append({"type": "text", "text": text})
 
     def content_parts(self, parts: list[Any]) -> None:
         self.content += parts
