@@ -121,10 +121,11 @@ class ChoicesStream(ChatStream):
     """A reader of a stream of ``choices`` chunks (OpenAI's Chat Completions, Mistral).
 
     A chunk as a dict with its ``choices`` is read here at once; anything
-    else goes to ``_unwrap`` first (an SDK's object, read from its fields or
-    dumped, or an event around a chunk). The first choice's deltas go to
-    ``_delta``, but for a piece of text alone, which goes straight into
-    ``_texts``; the other choices are alternatives, not more of the reply.
+    else goes to ``_read_object`` (an SDK's object, read from its fields) and
+    then to ``_unwrap`` (the object dumped, or an event around a chunk). The
+    first choice's deltas go to ``_delta``, but for a piece of text alone,
+    which goes straight into ``_texts``; the other choices are alternatives,
+    not more of the reply.
     """
 
     _noun = "chunk"
@@ -136,9 +137,14 @@ class ChoicesStream(ChatStream):
         self._usage: object = None
         self._facts: dict[str, Any] = {}
 
+    def _read_object(self, event: object) -> list[Delta] | None:
+        """The deltas of an SDK's object, read from its fields; ``None`` where only its
+        dump can tell (it then goes to ``_unwrap``)."""
+        raise NotImplementedError
+
     def _unwrap(self, event: object) -> tuple[dict[str, Any], object] | list[Delta]:
         """The chunk of an event that is not a dict with ``choices``, and the event a fault
-        names; or its deltas, where it was read without a dict."""
+        names; or its deltas, where there is nothing more to read of it."""
         raise NotImplementedError
 
     def _error(self, data: dict[str, Any]) -> str | None:
@@ -157,6 +163,10 @@ class ChoicesStream(ChatStream):
         if type(event) is dict and "choices" in event:
             data = event  # a raw chunk as JSON: the common case, checked first
         else:
+            if type(event) is not dict:
+                read = self._read_object(event)
+                if read is not None:
+                    return read
             unwrapped = self._unwrap(event)
             if isinstance(unwrapped, list):
                 return unwrapped

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from ..._messages import AssistantMessage
 from .._chat_kept import KeptCalls, Replay, is_text_part, whole_arguments
 from .._chat_request import ChatTurn, function_call
 from .._copy import copy_json

@@ -96,9 +96,6 @@ class Accumulator(ChoicesStream):
     def _unwrap(self, event: object) -> tuple[dict[str, Any], object] | list[Delta]:
         if type(event) is dict:
             return _inside(event), event
-        fast = self._fast(event)
-        if fast is not None:
-            return fast
         return _inside(plain(event, "a chunk")), event
 
     def _error(self, data: dict[str, Any]) -> str | None:
@@ -203,6 +200,8 @@ class Accumulator(ChoicesStream):
             self._facts = facts
         self._texts += pieces
         return deltas
+
+    _read_object = _fast
 
     def _delta(self, delta: dict[str, Any], number: int, fail: Any, deltas: list[Delta]) -> None:
         for key, value in delta.items():

@@ -162,10 +162,6 @@ class Accumulator(ChoicesStream):
         self._extra: dict[str, Any] = {}  # other message fields, as sent (audio, annotations)
 
     def _unwrap(self, event: object) -> tuple[dict[str, Any], object] | list[Delta]:
-        if type(event) is not dict:
-            read = self._object_chunk(event)
-            if read is not None:
-                return read
         kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
         if kind == "chunk":
             event = event["chunk"] if isinstance(event, dict) else getattr(event, "chunk", None)
@@ -241,6 +237,8 @@ class Accumulator(ChoicesStream):
         if kept is not None:
             self._usage = kept
         return deltas
+
+    _read_object = _object_chunk
 
     def _object_piece(self, choice: object) -> list[Delta] | None:
         """The chunks that come by the thousand, read the quickest way: ``None`` for any other.
