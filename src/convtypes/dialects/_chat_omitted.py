@@ -10,19 +10,36 @@ The thinking each sends differs, and stays with each dialect.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from typing import Any, Final
 
 from .._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
-from .._messages import ProviderOutputItemsMessage, UserMultimodalMessage
-from .._unknown import UnknownBlock
+from .._messages import Message, ProviderOutputItemsMessage, UserMultimodalMessage
+from .._unknown import UnknownBlock, UnknownMessage
 from ._chat_request import Media
+from ._errors import Unsupported, check_unsupported
 from ._left_out import LeftOut, in_item
 from ._media import image_type
+from ._send import transcript_of
 
 NOT_A_MESSAGE: Final = "an item that is not a message object has no place in the request"
 NO_FIELD: Final = "an assistant message takes no such input field"
 CUT_CALL: Final = "a call cut off at the token limit is not sent: no result answers it"
+
+
+def sendable(
+    messages: Iterable[Message | UnknownMessage],
+    unsupported: Unsupported,
+    to_request: Callable[..., object],
+) -> list[Any]:
+    """The transcript ``left_out`` walks, refused where ``to_request`` refuses it.
+
+    Media aside: ``left_out`` names those under either ``unsupported``.
+    """
+    check_unsupported(unsupported)
+    transcript = transcript_of(messages, "left_out")
+    to_request(transcript, unsupported="note")  # raises what it raises
+    return transcript
 
 
 def own_items(

@@ -12,7 +12,7 @@ a :class:`~convtypes.dialects.Reply`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from typing import Any
 
 from .._messages import (
@@ -37,6 +37,31 @@ def first_choice(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(choice, dict):
         raise ResponseError(f"choices[0]: expected an object, got {short(choice)}")
     return choice
+
+
+def clean_call(
+    call: object,
+    dropped: Callable[[str, Any], bool],
+    function_dropped: Container[str] = (),
+) -> object:
+    """A call as sent, without its ``null`` fields and those ``dropped`` says say nothing.
+
+    The same call read whole or built from a stream then compares equal,
+    however the provider spelled what it left unsaid.
+    """
+    if not isinstance(call, dict):
+        return call
+    out = {
+        key: value for key, value in call.items() if value is not None and not dropped(key, value)
+    }
+    function = out.get("function")
+    if isinstance(function, dict):
+        out["function"] = {
+            key: value
+            for key, value in function.items()
+            if value is not None and key not in function_dropped
+        }
+    return out
 
 
 def read_calls(

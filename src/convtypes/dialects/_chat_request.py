@@ -53,6 +53,8 @@ from ._media import image_type
 from ._send import data_url, tool_result_text
 
 Hook = Callable[[int, Any, Any], Any]
+"""A walk's hook: given a message's index, the message and the kept message before it,
+it sends the message and returns the kept message the next one follows."""
 
 
 def function_call(call_id: str | None, call: ToolCall, name: str | None = None) -> dict[str, Any]:
@@ -74,14 +76,16 @@ class ChatWalk:
 
     ``ids`` names each call and finds each result's call; ``notes``, when
     not ``None``, gets what the request leaves out (``left_out`` walks with
-    it). Override :meth:`assistant` and :meth:`item` always, and the other
+    it); ``thinking`` is the dialect's own say on earlier thinking, if it
+    has one (OpenAI Chat's ``reasoning=`` field, Ollama's ``thinking=``).
+    Override :meth:`assistant` and :meth:`item` always, and the other
     hooks where the wire differs from the plain Chat Completions shape.
     """
 
     protocol: ClassVar[str]
     """The ``protocol`` of the provider output items the dialect replays."""
 
-    __slots__ = ("fence_external", "ids", "notes", "out", "turn", "unsupported")
+    __slots__ = ("fence_external", "ids", "notes", "out", "thinking", "turn", "unsupported")
 
     def __init__(
         self,
@@ -89,11 +93,13 @@ class ChatWalk:
         fence_external: bool,
         unsupported: Unsupported,
         notes: list[LeftOut] | None,
+        thinking: Any = None,
     ) -> None:
         self.ids = ids
         self.fence_external = fence_external
         self.unsupported = unsupported
         self.notes = notes
+        self.thinking = thinking
         self.out: list[dict[str, Any]] = []
         self.turn: ChatTurn | None = None  # the turn being gathered (see GatheredWalk)
 

@@ -16,14 +16,12 @@ from ..._messages import (
 )
 from ..._unknown import UnknownMessage
 from .._chat_kept import is_text_part
-from .._chat_omitted import kept_item_left_out, media_left_out, own_items
+from .._chat_omitted import kept_item_left_out, media_left_out, own_items, sendable
 from .._errors import (
     Unsupported,
-    check_unsupported,
     not_a_message,
 )
 from .._left_out import LeftOut, in_item
-from .._send import transcript_of
 from ._assistant import _Kept, _runnable, _said
 from ._request import _MEDIA, to_request
 from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
@@ -41,16 +39,14 @@ def left_out(
     whose turn has neither text nor calls, so that it is not sent (with
     the rest its kept replies hold); images Cohere cannot read,
     audio and video (with ``unsupported="note"`` a note stands in their
-    place); an image ``detail`` it does not know. Each ``why`` starts with
-    the piece's place in its message (see
-    :class:`~convtypes.dialects.LeftOut`). It takes ``unsupported`` as
-    ``to_request`` does, and names those media under either value. Raises
-    what ``to_request`` raises for a transcript it cannot send at all (a
-    message or block a newer writer made, a call without its result).
+    place); an image ``detail`` it does not know. Each ``why`` begins with
+    where the piece sits in its message (see
+    :class:`~convtypes.dialects.LeftOut`). ``unsupported`` is read as
+    ``to_request`` reads it, and the media are named under either value.
+    What ``to_request`` refuses outright (a message or block a newer writer
+    made, a call without its result), this refuses too.
     """
-    check_unsupported(unsupported)
-    transcript = transcript_of(messages, "left_out")
-    to_request(transcript, unsupported="note")  # raises what it raises, media aside
+    transcript = sendable(messages, unsupported, to_request)
     out: list[LeftOut] = []
     kept: _Kept | None = None
     # The turn so far: whether it says anything (text or calls), and what its items

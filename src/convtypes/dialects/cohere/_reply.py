@@ -11,6 +11,7 @@ from ..._messages import (
 )
 from .._chat_reply import (
     chat_reply,
+    clean_call,
     read_calls,
     read_content,
     sent_alike,
@@ -34,17 +35,12 @@ from ._wire import _CUT_REASONS, PLAN_JOIN, PROTOCOL
 
 
 def _clean_call(call: object) -> object:
-    if not isinstance(call, dict):
-        return call
-    out = {
-        key: value
-        for key, value in call.items()
-        if value is not None and not (key == "type" and value == "function")
-    }
-    function = out.get("function")
-    if isinstance(function, dict):
-        out["function"] = {key: value for key, value in function.items() if value is not None}
-    return out
+    return clean_call(call, _default_type)
+
+
+def _default_type(key: str, value: Any) -> bool:
+    """A call's type when it is the only one, ``function``."""
+    return key == "type" and value == "function"
 
 
 def _clean_part(part: object) -> object:

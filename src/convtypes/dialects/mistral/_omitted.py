@@ -15,14 +15,12 @@ from ..._messages import (
     UserMultimodalMessage,
 )
 from ..._unknown import UnknownMessage
-from .._chat_omitted import kept_item_left_out, media_left_out, own_items
+from .._chat_omitted import kept_item_left_out, media_left_out, own_items, sendable
 from .._errors import (
     Unsupported,
-    check_unsupported,
     not_a_message,
 )
 from .._left_out import LeftOut
-from .._send import transcript_of
 from ._assistant import _Kept, _runnable
 from ._request import _MEDIA, to_request
 from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
@@ -48,9 +46,7 @@ def left_out(
     what ``to_request`` raises for a transcript it cannot send at all (a
     message or block a newer writer made, a call without its result).
     """
-    check_unsupported(unsupported)
-    transcript = transcript_of(messages, "left_out")
-    to_request(transcript, unsupported="note")  # raises what it raises, media aside
+    transcript = sendable(messages, unsupported, to_request)
     out: list[LeftOut] = []
     kept: _Kept | None = None
     for index, message in enumerate(transcript):

@@ -13,6 +13,7 @@ from ..._messages import (
 )
 from .._chat_reply import (
     chat_reply,
+    clean_call,
     first_choice,
     read_calls,
     read_content,
@@ -61,17 +62,12 @@ def _clean_chunk(chunk: object) -> object:
 
 
 def _clean_call(call: object) -> object:
-    if not isinstance(call, dict):
-        return call
-    out = {
-        key: value
-        for key, value in call.items()
-        if value is not None and key != "index" and not (key == "type" and value == "function")
-    }
-    function = out.get("function")
-    if isinstance(function, dict):
-        out["function"] = {key: value for key, value in function.items() if value is not None}
-    return out
+    return clean_call(call, _unsaid)
+
+
+def _unsaid(key: str, value: Any) -> bool:
+    """A stream's ``index`` of a call, and its type when it is the only one, ``function``."""
+    return key == "index" or (key == "type" and value == "function")
 
 
 def _clean(message: dict[str, Any]) -> dict[str, Any]:

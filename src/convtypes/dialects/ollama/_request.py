@@ -167,18 +167,10 @@ class _Walk(ChatWalk):
     """The walk to Ollama's chat: one message each, results in the order of their calls."""
 
     protocol = PROTOCOL
-    __slots__ = ("placed", "ran", "run", "thinking")
+    __slots__ = ("placed", "ran", "run")
 
-    def __init__(
-        self,
-        ids: CallIds,
-        fence_external: bool,
-        unsupported: Unsupported,
-        notes: list[LeftOut] | None,
-        thinking: bool,
-    ) -> None:
-        super().__init__(ids, fence_external, unsupported, notes)
-        self.thinking = thinking
+    def __init__(self, *walk: Any) -> None:
+        super().__init__(*walk)
         # Results go in the order of their calls: ``run`` is where the current
         # run of tool messages begins in ``out``, ``placed`` their calls' order,
         # ``ran`` the length of ``out`` after its last result (anything sent

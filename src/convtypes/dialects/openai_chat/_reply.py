@@ -13,7 +13,14 @@ from ..._messages import (
     ThinkingBlock,
     ToolCall,
 )
-from .._chat_reply import chat_reply, first_choice, read_calls, stop_by_table, turn_and_kept
+from .._chat_reply import (
+    chat_reply,
+    clean_call,
+    first_choice,
+    read_calls,
+    stop_by_table,
+    turn_and_kept,
+)
 from .._errors import (
     LEAKS,
     ResponseError,
@@ -63,17 +70,12 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _clean_call(call: object) -> object:
-    if not isinstance(call, dict):
-        return call
-    out = {key: value for key, value in call.items() if value is not None and key != "index"}
-    function = out.get("function")
-    if isinstance(function, dict):
-        out["function"] = {
-            key: value
-            for key, value in function.items()
-            if key not in _SDK_ONLY_IN_FUNCTION and value is not None
-        }
-    return out
+    return clean_call(call, _stream_index, _SDK_ONLY_IN_FUNCTION)
+
+
+def _stream_index(key: str, value: Any) -> bool:
+    """A stream's ``index`` of a call, which a whole message has not."""
+    return key == "index"
 
 
 def _read_call(raw: object, where: str) -> ToolCall | None:

@@ -198,21 +198,10 @@ class _Walk(ChatWalk):
     """The walk to the Chat Completions API: one message each, a kept message replayed in place."""
 
     protocol = PROTOCOL
-    __slots__ = ("reasoning",)
-
-    def __init__(
-        self,
-        ids: CallIds,
-        fence_external: bool,
-        unsupported: Unsupported,
-        notes: list[LeftOut] | None,
-        reasoning: str | None,
-    ) -> None:
-        super().__init__(ids, fence_external, unsupported, notes)
-        self.reasoning = reasoning
+    __slots__ = ()
 
     def assistant(self, index: int, message: AssistantMessage, previous: Any) -> Any:
-        ids, notes, reasoning = self.ids, self.notes, self.reasoning
+        ids, notes, reasoning = self.ids, self.notes, self.thinking
         ids.assistant()
         text = message.content
         if previous is None:
@@ -236,7 +225,7 @@ class _Walk(ChatWalk):
         return None
 
     def item(self, index: int, place: int, item: dict[str, Any]) -> Any:
-        replayed = _replayed(item, self.reasoning, index, place, self.ids, self.notes)
+        replayed = _replayed(item, self.thinking, index, place, self.ids, self.notes)
         if replayed is not None:
             self.out.append(replayed)
         return _Kept(item)
