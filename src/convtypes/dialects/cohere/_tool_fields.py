@@ -20,9 +20,9 @@ def tools_to_request(tools: Iterable[ToolSpec], *, choice: str = "auto") -> dict
     ``"required"`` and ``"none"`` send those, and a tool's name sends that
     tool alone with ``"REQUIRED"``, the one way to make Cohere call it. With
     no tools the result is ``{}``. Raises
-    :class:`~convtypes.dialects.ToolSchemaError` for a name Cohere refuses,
-    a name given twice, a choice that names no tool, or a schema whose root
-    is not an object.
+    :class:`~convtypes.dialects.ToolSchemaError` when Cohere refuses a
+    name, a name comes twice, the choice names no tool, or a schema's root
+    is no object.
     """
     specs, chosen = checked_tools(tools, choice, DIALECT)
     if not specs:

@@ -535,8 +535,7 @@ class Accumulator(ChoicesStream):
         message.update(self._extra)
         return message
 
-    def _read_message(self, message: dict[str, Any], cut: bool, where: str) -> list[Message]:
-        return _read_message(message, cut, where)
+    _read_message = staticmethod(_read_message)
 
     def _numbered_calls(self) -> list[tuple[int, _Call]]:
         return [(at, self._calls[at]) for at in sorted(self._calls)]
