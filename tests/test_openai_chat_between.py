@@ -30,6 +30,7 @@ from test_openai_chat_turn import USAGE, chunk, completion, two_calls_stream, us
 import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import LEFT_OUT_KINDS, LeftOut, ToolSpec, UnansweredCall, openai_chat
+from convtypes.dialects.openai_chat import _omitted as omitted
 
 from budget import examples
 from ownership import assert_owned
@@ -181,7 +182,9 @@ def test_a_cut_reply_holding_only_a_cut_call_sends_no_turn() -> None:
     transcript = [QUESTION, *accumulator.result()]
     body = C.to_request([*transcript, NEVER_MIND])
     assert [turn["role"] for turn in body["messages"]] == ["user", "user"]
-    assert C.left_out(transcript) == [LeftOut(1, "call", f"item 0 at /tool_calls/0: {C._CUT_CALL}")]
+    assert C.left_out(transcript) == [
+        LeftOut(1, "call", f"item 0 at /tool_calls/0: {omitted._CUT_CALL}")
+    ]
 
 
 def test_a_kept_message_with_an_empty_calls_list_sends_none() -> None:
@@ -389,13 +392,13 @@ def test_left_out_names_each_kind_and_removing_it_changes_nothing() -> None:
         LeftOut(
             1, "items", "items of protocol 'anthropic' mean nothing to OpenAI Chat Completions"
         ),
-        LeftOut(2, "thinking", f"thinking block 0: {C._REASONING_NOT_SENT}"),
-        LeftOut(2, "redacted-thinking", f"thinking block 1: {C._REDACTED}"),
+        LeftOut(2, "thinking", f"thinking block 0: {omitted._REASONING_NOT_SENT}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {omitted._REDACTED}"),
     ]
     # With reasoning= the text goes; its signature and the redacted block do not.
     assert C.left_out(transcript, unsupported="note", reasoning="reasoning_content")[2:] == [
-        LeftOut(2, "signature", f"thinking block 0: {C._SIGNATURE}"),
-        LeftOut(2, "redacted-thinking", f"thinking block 1: {C._REDACTED}"),
+        LeftOut(2, "signature", f"thinking block 0: {omitted._SIGNATURE}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {omitted._REDACTED}"),
     ]
     note_text = C.to_request(transcript, unsupported="note")["messages"][0]["content"][1]["text"]
     removed: list[ct.Message] = [
@@ -424,11 +427,11 @@ def test_left_out_names_what_a_kept_reply_does_not_send_back() -> None:
     transcript = _kept_transcript()
     # Annotations have no input field; reasoning goes only when asked for.
     assert C.left_out(transcript[:5]) == [
-        LeftOut(2, "annotations", f"item 0 at /annotations: {C._ANNOTATIONS}"),
-        LeftOut(2, "thinking", f"item 0 at /reasoning_content: {C._REASONING_NOT_SENT}"),
+        LeftOut(2, "annotations", f"item 0 at /annotations: {omitted._ANNOTATIONS}"),
+        LeftOut(2, "thinking", f"item 0 at /reasoning_content: {omitted._REASONING_NOT_SENT}"),
     ]
     assert C.left_out(transcript[:5], reasoning="reasoning") == [
-        LeftOut(2, "annotations", f"item 0 at /annotations: {C._ANNOTATIONS}"),
+        LeftOut(2, "annotations", f"item 0 at /annotations: {omitted._ANNOTATIONS}"),
     ]
     # Removing both from the kept message changes nothing that is sent.
     kept = transcript[2]
@@ -449,11 +452,11 @@ def test_left_out_names_only_the_thinking_a_kept_reply_does_not_hold() -> None:
     edited = ct.AssistantMessage(content=read.content, thinking=(*read.thinking, added))
     # The reply's own reasoning is named once, at the item; the block added here, here.
     assert C.left_out([QUESTION, kept, edited]) == [
-        LeftOut(1, "thinking", f"item 0 at /reasoning: {C._REASONING_NOT_SENT}"),
-        LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
+        LeftOut(1, "thinking", f"item 0 at /reasoning: {omitted._REASONING_NOT_SENT}"),
+        LeftOut(2, "thinking", f"thinking block 1: {omitted._EDITED_THINKING}"),
     ]
     assert C.left_out([QUESTION, kept, edited], reasoning="reasoning") == [
-        LeftOut(2, "thinking", f"thinking block 1: {C._EDITED_THINKING}"),
+        LeftOut(2, "thinking", f"thinking block 1: {omitted._EDITED_THINKING}"),
     ]
     _same_request([QUESTION, kept, edited], [QUESTION, kept, read], reasoning="reasoning")
 
