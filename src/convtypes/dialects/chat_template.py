@@ -340,6 +340,12 @@ def parse_output(
     trouble. With ``on_error="text"`` it is kept instead, as the raw text
     it was, in the answer's ``content``, with the text, reasoning and calls
     around it: for a reply to show even when a call in it is broken.
+
+    Another family's call markup in what would be the answer's text (a
+    ``<tool_call>`` read with ``style="mistral"``: the opening token of a
+    style known by name, see :attr:`Style.opens`) raises
+    :class:`OutputError` naming that family, since the style was likely the
+    wrong one; with ``on_error="text"`` it stays text.
     """
     if type(text) is not str:
         raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
@@ -414,6 +420,7 @@ def register_style(
     read: Callable[[Style, Cursor], Reading] | None = None,
     marks: tuple[str, ...] = (),
     outranks: tuple[str, ...] = (),
+    opens: tuple[str, ...] | None = None,
 ) -> Style:
     """Add a family's style, known from now on by ``name`` (see :class:`Style` for the rest).
 
@@ -433,6 +440,7 @@ def register_style(
             read=read,
             marks=marks,
             outranks=outranks,
+            opens=opens,
         )
     )
 

@@ -130,4 +130,5 @@ STYLE = Style(
     thinking={THINK_OPEN: THINK_CLOSE},
     ends=("<|im_end|>",),
     marks=(SECTION_BEGIN, CALL_BEGIN),
+    opens=(SECTION_BEGIN, CALL_BEGIN),
 )

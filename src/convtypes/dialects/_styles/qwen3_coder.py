@@ -182,4 +182,5 @@ STYLE = Style(
     ends=("<|im_end|>", "<|endoftext|>", "<seed:eos>"),
     marks=(FUNCTION, "<seed:tool_call>"),
     outranks=("hermes",),
+    opens=(*OPENS, FUNCTION),
 )
