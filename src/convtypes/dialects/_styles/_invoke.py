@@ -67,9 +67,13 @@ def read_attributes(cur: Cursor, what: str, at: int) -> Wait[dict[str, str]]:
     return found
 
 
-def read_invoke(cur: Cursor, tags: Tags, convert: Convert) -> Reading:
-    """One invoke, its opening prefix taken: its name, its parameters, its end."""
-    at = cur.offset - len(tags.invoke)
+def read_invoke(cur: Cursor, tags: Tags, convert: Convert, at: int | None = None) -> Reading:
+    """One invoke, its opening prefix taken: its name, its parameters, its end.
+
+    ``at`` is where the call began, for errors (by default the invoke's start).
+    """
+    if at is None:
+        at = cur.offset - len(tags.invoke)
     name = (yield from read_attributes(cur, "function", at))["name"]
     cur.announce(name, at=at)
     schema = cur.parameters(name)

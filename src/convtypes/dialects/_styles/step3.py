@@ -76,7 +76,7 @@ def read_call(cur: Cursor) -> Reading:
             raise cur.error("the tool call is cut off after its separator", at)
         raise cur.error(f"a call that does not hold a {TAGS.invoke} ...> element", cur.offset)
     cur.take(len(TAGS.invoke))
-    yield from read_invoke(cur, TAGS, convert)
+    yield from read_invoke(cur, TAGS, convert, at)
     yield from cur.skip_space()
     if (yield from cur.startswith(CALL_END)):
         cur.take(len(CALL_END))
