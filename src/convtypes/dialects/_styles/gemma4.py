@@ -6,14 +6,13 @@
     The user wants the weather.<channel|>Let me check.<|tool_call>call:get_weather{
     city:<|"|>Oslo<|"|>,days:3}<tool_call|>
 
-(the call on one line).
-A call is ``call:NAME{...}`` between ``<|tool_call>`` and ``<tool_call|>``.
+(the call on one line). A call is ``call:NAME{...}`` between ``<|tool_call>`` and ``<tool_call|>``.
 Its arguments are keys without quotes, strings between ``<|"|>`` marks
 (nothing inside them is escaped), numbers, ``true`` and ``false``, and
 lists and objects of those, as Gemma 4's template writes them. Quoted
 strings (``"Oslo"``, ``'Oslo'``) are read too, and a bare word that is no
-number is its text. The syntax says each value's type, so the schema is
-not needed to type it. Several calls follow one another.
+number (and holds no ``:``) is its text. The syntax says each value's
+type, so no schema is needed to type it. Several calls follow one another.
 
 The reasoning is ``<|channel>thought ...<channel|>`` at the start (the
 template's generation prompt writes an empty one when thinking is off).
@@ -55,9 +54,9 @@ def read_call(cur: Cursor, marker: str) -> Reading:
     if not tag:
         # The turn ended: a call whose closer the end token replaced is whole.
         trimmed = body.rstrip()
-        for end in cur.ends:
-            if trimmed.endswith(end):
-                trimmed = trimmed[: -len(end)].rstrip()
+        for token in cur.ends:
+            if trimmed.endswith(token):
+                trimmed = trimmed[: -len(token)].rstrip()
         body = trimmed
     start = at + len(OPEN)
     if not body.startswith(PREFIX):
@@ -117,7 +116,7 @@ def _value(text: str, at: int, depth: int) -> tuple[Any, int]:
                 return value, close + 1
         return raw[1:-1], close + 1
     end = at
-    while end < len(text) and text[end] not in ",}]":
+    while end < len(text) and text[end] not in ",}]:":
         end += 1
     word = text[at:end].strip()
     if not word:
