@@ -97,7 +97,7 @@ READS: list[tuple[str, Any, object]] = [
     ),
     # The turn ended where the call's closer would be.
     (
-        f"{OPEN}call:get_time{{zone:{Q}UTC{Q}}}<turn|>",
+        f"{OPEN}call:get_time{{zone:{Q}UTC{Q}}}<turn|><|tool_response>",
         None,
         msg("", (call("get_time", {"zone": "UTC"}),)),
     ),

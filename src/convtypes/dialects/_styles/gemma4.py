@@ -54,9 +54,8 @@ def read_call(cur: Cursor, marker: str) -> Reading:
     if not tag:
         # The turn ended: a call whose closer the end token replaced is whole.
         trimmed = body.rstrip()
-        for token in cur.ends:
-            if trimmed.endswith(token):
-                trimmed = trimmed[: -len(token)].rstrip()
+        while (token := next((t for t in cur.ends if trimmed.endswith(t)), None)) is not None:
+            trimmed = trimmed[: -len(token)].rstrip()
         body = trimmed
     start = at + len(OPEN)
     if not body.startswith(PREFIX):
