@@ -111,7 +111,10 @@ class Tags:
         """
         best, found = -1, ""
         for tag in self.tags:
-            at = buf.find(tag, start)
+            # Once a tag is found, the others are looked for only up to where
+            # they could still start before it (or at it, longer): a long text
+            # is not scanned to its end once per tag.
+            at = buf.find(tag, start) if best == -1 else buf.find(tag, start, best + len(tag))
             if at != -1 and (best == -1 or at < best or (at == best and len(tag) > len(found))):
                 best, found = at, tag
         if best == -1 or final or best + self.longest <= len(buf):
