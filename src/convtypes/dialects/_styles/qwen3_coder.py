@@ -37,12 +37,12 @@ nothing says which was meant, and that is an error (text, with
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from .. import _schema_values as values
 from .._output_cursor import Cursor, Reading, Wait
 from .._output_style import Style
+from ._parameter_value import read_value
 
 OPENS: Final = {"<tool_call>": "</tool_call>", "<seed:tool_call>": "</seed:tool_call>"}
 FUNCTION: Final = "<function="
@@ -51,10 +51,6 @@ END_PARAMETER: Final = "</parameter>"
 END_FUNCTION: Final = "</function>"
 _NAME_LIMIT: Final = 256
 _BAD_IN_NAMES: Final = frozenset("{}<>\"' \t\r\n")
-# A closer as written at a value's end: </parameter>, or one written wrong
-# (</parameter1>, </parameter_function>, a bare </parameter, </param>).
-CLOSER_AT_END: Final = re.compile(r"</param[^<>\s]*>?\Z")
-STRAY_CLOSER: Final = re.compile(r"</param[^<>\s]*>?")
 
 
 def read_block(cur: Cursor, marker: str) -> Reading:
@@ -118,57 +114,11 @@ def read_function(cur: Cursor) -> Reading:
             raise cur.error(f"expected {PARAMETER} or {END_FUNCTION} in a call", cur.offset)
         at = cur.offset - len(PARAMETER)
         key = yield from read_name(cur, "parameter")
-        text, tag = yield from read_value(cur)
+        text, tag = yield from read_value(cur, PARAMETER, END_FUNCTION)
         if key in arguments:
             raise cur.error(f"the parameter {key!r:.60} of {name!r:.60} is given twice", at)
         own = values.schema_of(schema, key)
         arguments[key] = text if own is None else values.typed(text, own)
-
-
-def read_value(cur: Cursor) -> Wait[tuple[str, str]]:
-    """A parameter's text, and the tag of the call that ends it (both taken).
-
-    See :func:`value_of` for where a value ends and what its closer may be.
-    """
-    at = cur.offset
-    raw, tag = yield from cur.until(PARAMETER, END_FUNCTION)
-    value, closed = value_of(raw)
-    if not tag and not closed:
-        raise cur.error("the tool call is cut off in a parameter")
-    if not closed and STRAY_CLOSER.search(value):
-        # A closer inside, text after it, none at the end: either that was the
-        # closer and the text after it is stray, or it is the value's text
-        # and the closer was left out. Nothing says which.
-        raise cur.error(
-            "a parameter whose value holds a </parameter> with text after it and ends "
-            "with no closer: the value's end is ambiguous",
-            at,
-        )
-    return value, tag
-
-
-def value_of(raw: str) -> tuple[str, bool]:
-    """A value from the text up to the next parameter (or ``</function>``), and if it was closed.
-
-    The value ends where the next ``<parameter=`` or ``</function>``
-    begins, whatever closer was written: ``</parameter>``, a closer written
-    wrong (``</parameter1>``, ``</parameter_function>``, a bare
-    ``</parameter``), or none. The closer at its end is dropped, then one
-    newline on each side. A ``</parameter>`` inside the value with text
-    after it is the value's own (code may hold the tag) when the value ends
-    with a closer. With no closer, the white space before the next tag
-    is layout, and dropped.
-    """
-    body = raw.rstrip()
-    found = CLOSER_AT_END.search(body)
-    closed = found is not None
-    if found is not None:
-        body = body[: found.start()]
-    if body.startswith("\n"):
-        body = body[1:]
-    if body.endswith("\n"):
-        body = body[:-1]
-    return body, closed
 
 
 STYLE = Style(
