@@ -10,8 +10,11 @@ Streamed in small pieces, both agree with the whole text.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from convtypes.dialects import _output_style as styles
+from convtypes.dialects._output_cursor import Tags
 from convtypes.dialects.chat_template import (
     STYLES,
     Cursor,
@@ -21,6 +24,7 @@ from convtypes.dialects.chat_template import (
     register_style,
 )
 
+from budget import examples
 from style_checks import outcome, split
 
 LEAD = "Let me check.\n"
@@ -196,3 +200,19 @@ def test_a_registered_style_is_known_by_its_opening_token() -> None:
     finally:
         styles._REGISTERED.pop("test_acme")
         styles._REGISTERED.pop("test_quiet", None)
+
+
+@settings(max_examples=examples(300, 100))
+@given(
+    st.lists(st.text("<|ab>", min_size=1, max_size=4), min_size=5, max_size=12, unique=True),
+    st.text("<|ab> ", max_size=60),
+    st.integers(0, 10),
+)
+def test_many_tags_are_found_as_a_search_per_tag_finds_them(
+    tags: list[str], text: str, start: int
+) -> None:
+    # With many tags (another family's beside a style's own) the search hops
+    # from one first character to the next; it must find what a search per
+    # tag finds: the earliest whole tag, the longest at one place.
+    found = Tags(tuple(tags))
+    assert found._earliest(text, start) == found._each(text, start)

@@ -61,7 +61,7 @@ class _NotACall(Exception):
 class Tags:
     """Tags to find in text as it streams, with what makes the search cheap."""
 
-    __slots__ = ("by_length", "firsts", "lasts", "longest", "tags")
+    __slots__ = ("buckets", "by_length", "firsts", "lasts", "longest", "tags")
 
     def __init__(self, tags: tuple[str, ...]) -> None:
         self.tags = tags
@@ -69,6 +69,13 @@ class Tags:
         self.longest = max((len(tag) for tag in tags), default=0)
         self.firsts = "".join(sorted({tag[0] for tag in tags}))
         self.lasts = "".join(sorted({tag[-1] for tag in tags}))
+        # The tags by their first two characters (one, for a tag that short),
+        # longest first: many tags are looked for by hopping from one first
+        # character to the next rather than by a scan of the text per tag.
+        buckets: dict[str, list[str]] = {}
+        for tag in self.by_length:
+            buckets.setdefault(tag[:2], []).append(tag)
+        self.buckets = {key: tuple(found) for key, found in buckets.items()}
 
     def absent(self, buf: str) -> bool:
         """Whether no tag, not even the start of one, can be in ``buf``."""
@@ -102,6 +109,35 @@ class Tags:
                 return start
             start = len(trimmed) - len(token)
 
+    def _each(self, buf: str, start: int) -> tuple[int, str]:
+        """The earliest whole tag in ``buf[start:]``, by a search per tag (for a few)."""
+        best, found = -1, ""
+        for tag in self.tags:
+            # Once a tag is found, the others are looked for only up to where
+            # they could still start before it (or at it, longer).
+            at = buf.find(tag, start) if best == -1 else buf.find(tag, start, best + len(tag))
+            if at != -1 and (best == -1 or at < best or (at == best and len(tag) > len(found))):
+                best, found = at, tag
+        return best, found
+
+    def _earliest(self, buf: str, start: int) -> tuple[int, str]:
+        """As :meth:`_each`, hopping from one tag's first character to the next (for many)."""
+        buckets = self.buckets
+        ahead = {first: buf.find(first, start) for first in self.firsts}
+        while True:
+            places = [at for at in ahead.values() if at != -1]
+            if not places:
+                return -1, ""
+            at = min(places)
+            for tag in buckets.get(buf[at : at + 2], ()):
+                if buf.startswith(tag, at):
+                    return at, tag
+            for tag in buckets.get(buf[at], ()):
+                if buf.startswith(tag, at):
+                    return at, tag
+            char = buf[at]
+            ahead[char] = buf.find(char, at + 1)
+
     def first(self, buf: str, start: int, final: bool) -> tuple[int, str]:
         """The earliest tag in ``buf[start:]`` that no later text can displace.
 
@@ -109,14 +145,7 @@ class Tags:
         wins; a tag found near the end waits while a longer one (or one that
         starts before it) could still complete there.
         """
-        best, found = -1, ""
-        for tag in self.tags:
-            # Once a tag is found, the others are looked for only up to where
-            # they could still start before it (or at it, longer): a long text
-            # is not scanned to its end once per tag.
-            at = buf.find(tag, start) if best == -1 else buf.find(tag, start, best + len(tag))
-            if at != -1 and (best == -1 or at < best or (at == best and len(tag) > len(found))):
-                best, found = at, tag
+        best, found = self._earliest(buf, start) if len(self.tags) > 4 else self._each(buf, start)
         if best == -1 or final or best + self.longest <= len(buf):
             return best, found
         firsts = self.firsts
