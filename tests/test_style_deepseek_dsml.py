@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convtypes.dialects import ToolSpec
+from convtypes.dialects.chat_template import parse_output
 
 from budget import examples
 from style_checks import CUTS, any_split, assert_fails, assert_reads, call, msg
@@ -236,3 +237,55 @@ CASES = [(case[0], case[1], case[2]) for case in READS] + [(c[0], False, None) f
 def test_any_split_streams_the_same(case: tuple[str, bool, Any], cuts: list[int]) -> None:
     text, in_thinking, tools = case
     any_split(S, text, cuts, in_thinking=in_thinking, tools=tools)
+
+
+# --- a closer written wrong, bare, or left out ----------------------------------------
+
+CLOSERS = [f"</{D}parameter>", f"</{D}parameter1>", f"</{D}parameter", f"</{D}param>", ""]
+
+
+@settings(max_examples=examples(200, 80))
+@given(
+    st.lists(
+        st.tuples(
+            st.from_regex(r"[a-z][a-z_]{0,7}", fullmatch=True),
+            st.text(
+                st.characters(blacklist_characters="<", blacklist_categories=["Cs"]), max_size=20
+            ),
+            st.sampled_from(CLOSERS),
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda p: p[0],
+    ),
+    CUTS,
+)
+def test_no_value_ever_holds_another_parameters_markup(
+    parameters: list[tuple[str, str, str]], cuts: list[int]
+) -> None:
+    body = "".join(
+        f'<{D}parameter name="{key}" string="true">{value}{closer}\n'
+        for key, value, closer in parameters
+    )
+    text = f'{V4}\n<{D}invoke name="f">\n{body}</{D}invoke>\n{V4_END}'
+    got = parse_output(text, style=S)
+    arguments = got.tool_calls[0].arguments
+    assert list(arguments) == [key for key, _, _ in parameters]
+    for key, value, closer in parameters:
+        held = arguments[key]
+        assert isinstance(held, str) and D not in held
+        # Closed, the value is as written; closed wrong or not at all, less the
+        # space before the next tag.
+        assert held == (value if closer == CLOSERS[0] else value.rstrip())
+    any_split(S, text, cuts)
+
+
+def test_a_closer_with_text_after_it_and_none_at_the_end_is_ambiguous() -> None:
+    head = f'{V4}\n<{D}invoke name="f">\n'
+    text = (
+        head
+        + f'<{D}parameter name="a" string="true">x</{D}parameter1> y\n'
+        + param("b", "2")
+        + f"</{D}invoke>"
+    )
+    assert_fails(S, text, "the value's end is ambiguous", len(head))

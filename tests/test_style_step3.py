@@ -163,3 +163,16 @@ CASES = [(case[0], case[1], case[2]) for case in READS] + [(c[0], False, None) f
 def test_any_split_streams_the_same(case: tuple[str, bool, Any], cuts: list[int]) -> None:
     text, in_thinking, tools = case
     any_split(S, text, cuts, in_thinking=in_thinking, tools=tools)
+
+
+@pytest.mark.parametrize(
+    "closer", ["</steptml:parameter1>", "</steptml:parameter", "</steptml:param>", ""]
+)
+def test_a_wrong_or_missing_closer_ends_the_value_at_the_next_parameter(closer: str) -> None:
+    text = block(
+        f'{CALL}function{SEP}<steptml:invoke name="search">\n'
+        f'<steptml:parameter name="query">rust{closer}\n'
+        '<steptml:parameter name="limit">5</steptml:parameter>\n'
+        f"</steptml:invoke>{CALL_END}"
+    )
+    assert_reads(S, text, msg("", (call("search", {"query": "rust", "limit": 5}),)), tools=TOOLS)

@@ -9,8 +9,10 @@ their own::
     </P:invoke>
 
 Attributes are ``key="value"``. A value ends at its closer; a value whose
-closer was left out ends where the next parameter or the invoke's end
-begins, so a value never runs on into the next parameter. What a value
+closer was written wrong (``</P:parameter1>``, a bare ``</P:parameter``)
+or left out ends where the next parameter or the invoke's end begins, so
+a value never runs on into the next parameter; one that holds a closer
+with text after it and none at its end is ambiguous, and an error. What a value
 becomes is the family's (``convert``).
 """
 
@@ -34,13 +36,17 @@ Convert = Callable[[str, dict[str, str], dict[str, Any] | None], Any]
 class Tags:
     """A family's spelling of the four tags, with the prefix ``P`` (``<P:invoke``...)."""
 
-    __slots__ = ("end_invoke", "end_parameter", "invoke", "parameter")
+    __slots__ = ("closer_at_end", "end_invoke", "end_parameter", "invoke", "parameter", "stray")
 
     def __init__(self, invoke: str, parameter: str, end_parameter: str, end_invoke: str) -> None:
         self.invoke = invoke
         self.parameter = parameter
         self.end_parameter = end_parameter
         self.end_invoke = end_invoke
+        # The parameter's closer written wrong (</P:parameter1>, a bare </P:parameter).
+        stem = re.escape(end_parameter[: end_parameter.index("param") + len("param")])
+        self.closer_at_end = re.compile(stem + r"[^<>\s]*>?\Z")
+        self.stray = re.compile(stem)
 
 
 def read_attributes(cur: Cursor, what: str, at: int) -> Wait[dict[str, str]]:
@@ -102,8 +108,18 @@ def read_invoke(cur: Cursor, tags: Tags, convert: Convert, at: int | None = None
             if tag:
                 cur.take(len(tag))
         else:
-            tag = end  # the closer was left out: the value ends at the next tag
+            # The closer was written wrong or left out: the value ends at the next tag.
+            tag = end
             text = text.rstrip()
+            wrong = tags.closer_at_end.search(text)
+            if wrong is not None:
+                text = text[: wrong.start()]
+            elif tags.stray.search(text):
+                raise cur.error(
+                    f"a parameter whose value holds a {tags.end_parameter} with text after it "
+                    "and ends with no closer: the value's end is ambiguous",
+                    key_at,
+                )
         if key in arguments:
             raise cur.error(f"the parameter {key!r:.60} of {name!r:.60} is given twice", key_at)
         arguments[key] = convert(text, attributes, values.schema_of(schema, key))

@@ -17,8 +17,8 @@ read. A parameter with ``string="true"`` is text as written; with
 that does not read is typed by the tool's schema when the tools are given
 (``tools=``), or kept as text. With no ``string`` attribute, a value is
 typed by the schema, or read as JSON when it is JSON. A value whose
-closer was left out ends where the next parameter or the invoke's end
-begins.
+closer was written wrong or left out ends where the next parameter or the
+invoke's end begins.
 
 The older DeepSeek families (V3, R1, V3.1) write other tokens: that is
 the ``"deepseek"`` style. Reasoning is a ``<think>`` block, which the

@@ -11,8 +11,8 @@ Shown with plain bars, the tokens' is the full-width bar (U+FF5C)::
 
 Each value is text; with the tools offered (``tools=``) it is typed by its
 parameter's schema, as for ``"qwen3_coder"``, and without a schema it is
-the text as written. A value whose closer was left out ends where the
-next parameter or the invoke's end begins.
+the text as written. A value whose closer was written wrong or left out
+ends where the next parameter or the invoke's end begins.
 
 Step-3 reasons first and ends its reasoning with ``</think>``; the prompt
 opens the block, so pass ``in_thinking=True`` (a ``<think>`` written at
