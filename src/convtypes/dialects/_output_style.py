@@ -314,19 +314,18 @@ def thinking_openers() -> set[str]:
 BUILTIN_OPENS: Final = MappingProxyType(
     {
         "command_r": ("<|START_ACTION|>",),
-        "deepseek_dsml": ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5ctool_calls>"),
-        "gemma4": ("<|tool_call>",),
         "deepseek": (
             "<\uff5ctool\u2581calls\u2581begin\uff5c>",
             "<\uff5ctool\u2581call\u2581begin\uff5c>",
         ),
+        "deepseek_dsml": ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5ctool_calls>"),
+        "gemma4": ("<|tool_call>",),
         "glm45": ("<tool_call>",),
         "granite": ("<|tool_call|>",),
         "harmony": ("<|channel|>",),
         "hermes": ("<tool_call>",),
-        "kimi_vl": (),
-        "step3": ("<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_call_begin\uff5c>"),
         "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_call_begin|>"),
+        "kimi_vl": (),
         "llama3": ("<|python_tag|>",),
         "minimax": ("<tool_calls>", "<minimax:tool_call>"),
         "mistral": ("[TOOL_CALLS]",),
@@ -334,6 +333,7 @@ BUILTIN_OPENS: Final = MappingProxyType(
         "phi4_mini": ("<|tool_call|>",),
         "pythonic": ("<|python_start|>", "<|tool_call_start|>"),
         "qwen3_coder": ("<tool_call>", "<seed:tool_call>", "<function="),
+        "step3": ("<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_call_begin\uff5c>"),
     }
 )
 """Each built-in style's ``opens``, written out so that telling another
