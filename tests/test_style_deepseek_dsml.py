@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convtypes.dialects import ToolSpec
-from convtypes.dialects.chat_template import parse_output
+from convtypes.dialects.chat_template import opens_thinking, parse_output
 
 from budget import examples
 from style_checks import CUTS, any_split, assert_fails, assert_reads, call, msg
@@ -274,9 +274,9 @@ def test_no_value_ever_holds_another_parameters_markup(
     for key, value, closer in parameters:
         held = arguments[key]
         assert isinstance(held, str) and D not in held
-        # Closed, the value is as written; closed wrong or not at all, less the
-        # space before the next tag.
-        assert held == (value if closer == CLOSERS[0] else value.rstrip())
+        # Closed, rightly or wrongly, the value is as written; with no closer, less
+        # the space before the next tag.
+        assert held == (value if closer else value.rstrip())
     any_split(S, text, cuts)
 
 
@@ -289,3 +289,10 @@ def test_a_closer_with_text_after_it_and_none_at_the_end_is_ambiguous() -> None:
         + f"</{D}invoke>"
     )
     assert_fails(S, text, "the value's end is ambiguous", len(head))
+
+
+def test_the_prompt_says_whether_thinking_is_open() -> None:
+    # V3.2's generation prompt with thinking on, then off; V4's off.
+    assert opens_thinking("<\uff5cUser\uff5c>Hi<\uff5cAssistant\uff5c><think>")
+    assert not opens_thinking("<\uff5cUser\uff5c>Hi<\uff5cAssistant\uff5c><think></think>")
+    assert not opens_thinking("<\uff5cUser\uff5c>Hi<\uff5cAssistant\uff5c></think>")

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convtypes.dialects import ToolSpec
+from convtypes.dialects.chat_template import opens_thinking
 
 from budget import examples
 from style_checks import CUTS, any_split, assert_fails, assert_reads, call, msg
@@ -171,3 +172,9 @@ CASES = [(case[0], case[1]) for case in READS] + [(c[0], None) for c in FAILS]
 def test_any_split_streams_the_same(case: tuple[str, Any], cuts: list[int]) -> None:
     text, tools = case
     any_split(S, text, cuts, tools=tools)
+
+
+def test_the_prompt_never_leaves_the_thought_open() -> None:
+    # With thinking off the prompt writes an empty thought; on, the model opens its own.
+    assert not opens_thinking("<|turn>model\n<|channel>thought\n<channel|>")
+    assert not opens_thinking("<|turn>model\n")
