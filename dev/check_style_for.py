@@ -6,7 +6,8 @@ For every ``*.jinja`` file it prints the style ``style_for`` recognises
 (or ``None``) and the marks it found, and compares it with the style the
 model family is known to write, for the templates listed below by file
 name (the sixteen of llama.cpp's ``models/templates`` kept beside the
-project; other files are printed only). Exits 1 if any listed template
+project, and the newer DeepSeek V3.2, V4 and Kimi-VL ones; other files are
+printed only). Exits 1 if any listed template
 is recognised wrongly.
 """
 
@@ -32,9 +33,12 @@ KNOWN: dict[str, str | None] = {
     "mistralai-Ministral-3-14B-Reasoning-2512.jinja": "mistral",
     "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja": "deepseek",
     "openai-gpt-oss-120b.jinja": "harmony",
-    # No tools, or a syntax no style reads (Gemma 4's <|tool_call>call:...).
+    "google-gemma-4-31B-it.jinja": "gemma4",
+    "deepseek-ai-DeepSeek-V3.2.jinja": "deepseek_dsml",
+    "deepseek-ai-DeepSeek-V4.jinja": "deepseek_dsml",
+    "moonshotai-Kimi-VL-A3B.jinja": "kimi_vl",
+    # No tools and no reasoning syntax of their own.
     "google-gemma-2-2b-it.jinja": None,
-    "google-gemma-4-31B-it.jinja": None,
     "microsoft-Phi-3.5-mini-instruct.jinja": None,
 }
 

@@ -160,6 +160,39 @@ FRAGMENTS: list[tuple[str, str, str | None]] = [
         '  * formatted as functools[{"name": [function name], "arguments": [...]}, ...]',
         "phi4_mini",
     ),
+    (
+        "DeepSeek V3.2 (calls in DSML, the token in a variable)",
+        "{%- set dsml_token = '\uff5cDSML\uff5c' -%}"
+        "{{- '\\n\\n<' + dsml_token + 'function_calls>\\n' -}}",
+        "deepseek_dsml",
+    ),
+    (
+        "DeepSeek V4",
+        "{{- '<\uff5cDSML\uff5ctool_calls>' -}}"
+        "{{- '<\uff5cDSML\uff5cinvoke name=\"' + name + '\">' -}}",
+        "deepseek_dsml",
+    ),
+    (
+        "Gemma 4",
+        "{{- '<|tool_call>call:' + function['name'] + '{' -}}{{- '}<tool_call|>' -}}",
+        "gemma4",
+    ),
+    (
+        "Step-3",
+        "{{- '<\uff5ctool_call_begin\uff5c>function<\uff5ctool_sep\uff5c>"
+        "<steptml:invoke name=\"' + name + '\">' -}}",
+        "step3",
+    ),
+    (
+        "Kimi-VL",
+        "{{'<|im_assistant|>'}}{{- message['role'] -}}{{'<|im_middle|>'}}",
+        "kimi_vl",
+    ),
+    (
+        "Kimi-K2 (its template holds Kimi-VL's turn tokens too)",
+        "<|im_assistant|>assistant<|im_middle|>{{ '<|tool_calls_section_begin|>' }}",
+        "kimi_k2",
+    ),
     # Command R (2024) writes its calls as plain text no style reads.
     (
         "Command R",

@@ -68,6 +68,25 @@ TAGS: dict[str, list[str]] = {
         "<|END_OF_TURN_TOKEN|>",
     ],
     "phi4_mini": ["functools[", "functools", "<|tool_call|>", "<|/tool_call|>", "<|end|>"],
+    "deepseek_dsml": [
+        "<\uff5cDSML\uff5cfunction_calls>", "</\uff5cDSML\uff5cfunction_calls>",
+        "<\uff5cDSML\uff5ctool_calls>", "</\uff5cDSML\uff5ctool_calls>",
+        '<\uff5cDSML\uff5cinvoke name="f">', "</\uff5cDSML\uff5cinvoke>",
+        '<\uff5cDSML\uff5cparameter name="a" string="true">',
+        '<\uff5cDSML\uff5cparameter name="b" string="false">',
+        "</\uff5cDSML\uff5cparameter>", "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    ],
+    "gemma4": [
+        "<|tool_call>", "<tool_call|>", "call:f", "{a:", '<|"|>', "[1,", "true",
+        "<|channel>thought", "<channel|>", "<turn|>", "<|tool_response>",
+    ],
+    "step3": [
+        "<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_calls_end\uff5c>",
+        "<\uff5ctool_call_begin\uff5c>", "<\uff5ctool_call_end\uff5c>", "<\uff5ctool_sep\uff5c>",
+        "function", '<steptml:invoke name="f">', "</steptml:invoke>",
+        '<steptml:parameter name="a">', "</steptml:parameter>", "<|EOT|>",
+    ],
+    "kimi_vl": ["\u25c1think\u25b7", "\u25c1/think\u25b7", "<|im_end|>"],
 }  # fmt: skip
 
 

@@ -229,3 +229,28 @@ CASES = [c[:3] for c in READS] + [(c[0], False, c[3]) for c in FAILS]
 def test_any_split_streams_the_same(case: tuple[str, bool, Any], cuts: list[int]) -> None:
     text, in_thinking, tools = case
     any_split(S, text, cuts, in_thinking=in_thinking, tools=tools)
+
+
+# --- a closer written wrong, bare, or left out (as for Qwen3.5's values) ----------------
+
+
+@pytest.mark.parametrize(
+    "closer", ["</parameter1>", "</parameter", "</parameter_function>", "</param>", ""]
+)
+def test_a_wrong_or_missing_closer_ends_the_value_at_the_next_parameter(closer: str) -> None:
+    text = (
+        '<minimax:tool_call>\n<invoke name="get_weather">\n'
+        f'<parameter name="city">Shanghai{closer}\n'
+        '<parameter name="days">3</parameter>\n</invoke>\n</minimax:tool_call>'
+    )
+    expected = msg("", (call("get_weather", {"city": "Shanghai", "days": 3}),))
+    assert_reads(S, text, expected, tools=TOOLS)
+
+
+def test_a_closer_with_text_after_it_and_none_at_the_end_is_ambiguous() -> None:
+    head = '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">'
+    text = (
+        head + "Shanghai</parameter> Beijing\n"
+        '<parameter name="days">3</parameter>\n</invoke>\n</minimax:tool_call>'
+    )
+    assert_fails(S, text, "the value's end is ambiguous", len(head))

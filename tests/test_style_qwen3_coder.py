@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convtypes.dialects import ToolSpec
+from convtypes.dialects.chat_template import parse_output
 
 from budget import examples
 from style_checks import CUTS, any_split, assert_fails, assert_reads, call, msg
@@ -244,3 +245,86 @@ CASES = [(case[0], case[1], case[2]) for case in READS] + [(c[0], False, None) f
 def test_any_split_streams_the_same(case: tuple[str, bool, Any], cuts: list[int]) -> None:
     text, in_thinking, tools = case
     any_split(S, text, cuts, in_thinking=in_thinking, tools=tools)
+
+
+# --- a closer written wrong, bare, or left out ----------------------------------------
+
+GET_WEATHER = ToolSpec(
+    name="get_weather",
+    parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+    },
+)
+
+
+@pytest.mark.parametrize(
+    "closer", ["</parameter1>", "</parameter", "</parameter_function>", "</param>", ""]
+)
+def test_a_wrong_or_missing_closer_ends_the_value_at_the_next_parameter(closer: str) -> None:
+    # The issue's case: the value ran on into the next parameter, in silence.
+    text = (
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\nShanghai\n{closer}\n"
+        "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+    )
+    expected = msg("", (call("get_weather", {"city": "Shanghai", "days": 3}),))
+    assert_reads(S, text, expected, tools=[GET_WEATHER])
+
+
+@pytest.mark.parametrize("closer", ["</parameter1>", "</parameter", ""])
+def test_the_last_value_ends_at_the_function_end_whatever_its_closer(closer: str) -> None:
+    text = (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nShanghai\n</parameter>\n"
+        f"<parameter=days>\n3\n{closer}\n</function>\n</tool_call>"
+    )
+    expected = msg("", (call("get_weather", {"city": "Shanghai", "days": 3}),))
+    assert_reads(S, text, expected, tools=[GET_WEATHER])
+
+
+def test_a_closer_with_text_after_it_and_none_at_the_end_is_ambiguous() -> None:
+    # Either "</parameter>" closed the value and "Beijing" is stray, or it is the
+    # value's text and the closer was left out: an error, never a guess.
+    body = "<parameter=city>\nShanghai\n</parameter>\nBeijing\n<parameter=days>\n3\n</parameter>\n"
+    text = f"<tool_call>\n<function=get_weather>\n{body}</function>\n</tool_call>"
+    kept = assert_fails(
+        S,
+        text,
+        "the value's end is ambiguous",
+        len("<tool_call>\n<function=get_weather>\n<parameter=city>"),
+    )
+    assert kept.content == text and not kept.tool_calls
+
+
+CLOSERS = st.sampled_from(
+    ["</parameter>", "</parameter1>", "</parameter", "</parameter_function>", ""]
+)
+NAMES = st.from_regex(r"[a-z][a-z_]{0,7}", fullmatch=True)
+VALUES = st.text(st.characters(blacklist_characters="<", blacklist_categories=["Cs"]), max_size=20)
+
+
+@settings(max_examples=examples(200, 80))
+@given(
+    st.lists(st.tuples(NAMES, VALUES, CLOSERS), min_size=1, max_size=5, unique_by=lambda p: p[0]),
+    st.booleans(),
+    CUTS,
+)
+def test_no_value_ever_holds_another_parameters_markup(
+    parameters: list[tuple[str, str, str]], newlines: bool, cuts: list[int]
+) -> None:
+    """Any closer, or none, at any parameter: each value is its own text, whole and streamed."""
+    nl = "\n" if newlines else ""
+    body = "".join(
+        f"<parameter={key}>{nl}{value}{nl}{closer}{nl}" for key, value, closer in parameters
+    )
+    text = f"<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    got = parse_output(text, style=S)
+    assert len(got.tool_calls) == 1
+    arguments = got.tool_calls[0].arguments
+    assert list(arguments) == [key for key, _, _ in parameters]
+    for key, value, _ in parameters:
+        held = arguments[key]
+        assert isinstance(held, str)
+        assert "<parameter=" not in held and "</function>" not in held and "</param" not in held
+        # The value is what was written, give or take the space a missing closer leaves.
+        assert held.strip() == value.strip() or held == value
+    any_split(S, text, cuts)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from convtypes.dialects import _py_literal as py
 from convtypes.dialects import _schema_values as values
+from convtypes.dialects.chat_template import parse_output
 
 from budget import examples
 
@@ -52,6 +53,33 @@ from budget import examples
     ],
 )
 def test_values_are_typed_by_their_schema(text: str, schema: dict[str, Any], expected: Any) -> None:
+    got = values.typed(text, schema)
+    assert got == expected and type(got) is type(expected)
+
+
+# Unions: null first where allowed; then the members that are not strings, in
+# the schema's order; then the string keeps the text.
+UNIONS: list[tuple[str, dict[str, Any], Any]] = [
+    ('{"a": 1}', {"type": ["string", "object"]}, {"a": 1}),
+    ("42", {"type": ["string", "integer"]}, 42),
+    ("Oslo", {"type": ["string", "integer"]}, "Oslo"),
+    ("None", {"type": ["string", "integer"]}, "None"),
+    ("None", {"type": ["integer", "boolean"]}, None),
+    ("true", {"type": ["string", "boolean"]}, True),
+    ("[1]", {"anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}]}, [1]),
+    ('{"a": 1}', {"anyOf": [{"type": "array"}, {"type": "object"}]}, {"a": 1}),
+    ("1", {"type": ["boolean", "integer"]}, 1),
+    ("2.5", {"type": ["integer", "number", "string"]}, 2.5),
+    ("7", {"type": ["number", "integer"]}, 7),
+    ("null", {"type": ["string", "integer", "null"]}, None),
+    ("maybe", {"type": ["integer", "boolean"]}, "maybe"),
+]
+
+
+@pytest.mark.parametrize(("text", "schema", "expected"), UNIONS)
+def test_unions_try_the_members_that_are_not_strings_first(
+    text: str, schema: dict[str, Any], expected: Any
+) -> None:
     got = values.typed(text, schema)
     assert got == expected and type(got) is type(expected)
 
@@ -187,3 +215,39 @@ def test_the_span_of_a_list_ends_where_it_does_however_split(value: Any, cuts: l
             break
         seen = point
     assert found == end and span.mismatch is None
+
+
+# Every style that types values by the schema reads a union by the same rule.
+UNION_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "put",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "value": {"type": ["string", "object"]},
+                "amount": {"type": ["string", "integer"]},
+                "label": {"type": ["string", "integer"]},
+            },
+        },
+    },
+}
+UNION_CALLS = {
+    "qwen3_coder": '<tool_call>\n<function=put>\n<parameter=value>\n{"a": 1}\n</parameter>\n'
+    "<parameter=amount>\n42\n</parameter>\n<parameter=label>\nOslo\n</parameter>\n"
+    "</function>\n</tool_call>",
+    "glm45": '<tool_call>put\n<arg_key>value</arg_key>\n<arg_value>{"a": 1}</arg_value>\n'
+    "<arg_key>amount</arg_key>\n<arg_value>42</arg_value>\n"
+    "<arg_key>label</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>",
+    "minimax": '<minimax:tool_call>\n<invoke name="put">\n<parameter name="value">{"a": 1}'
+    '</parameter>\n<parameter name="amount">42</parameter>\n<parameter name="label">Oslo'
+    "</parameter>\n</invoke>\n</minimax:tool_call>",
+}
+
+
+@pytest.mark.parametrize("style", sorted(UNION_CALLS))
+def test_each_style_reads_unions_by_the_one_rule(style: str) -> None:
+    got = parse_output(UNION_CALLS[style], style=style, tools=[UNION_TOOL])
+    assert [call.arguments for call in got.tool_calls] == [
+        {"value": {"a": 1}, "amount": 42, "label": "Oslo"}
+    ]

@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 
 from .._messages import AssistantMessage
 from ._output_cursor import Cursor, Reading
-from ._output_style import Style, get_style
+from ._output_style import Style, foreign_markup, get_style
 from ._reply import Delta
 from ._template_errors import OutputError
 from ._tools import ToolSpec
@@ -82,6 +82,7 @@ class GenerationReader:
             offered_tools(tools),
             text_errors=on_error == "text",
             emit=emit,
+            foreign=foreign_markup(self._style),
         )
         self._reading: Reading | None = _whole(self._style, self._cur)
         self._finished = False

@@ -61,7 +61,7 @@ class _NotACall(Exception):
 class Tags:
     """Tags to find in text as it streams, with what makes the search cheap."""
 
-    __slots__ = ("by_length", "firsts", "lasts", "longest", "tags")
+    __slots__ = ("buckets", "by_length", "firsts", "lasts", "longest", "tags")
 
     def __init__(self, tags: tuple[str, ...]) -> None:
         self.tags = tags
@@ -69,6 +69,13 @@ class Tags:
         self.longest = max((len(tag) for tag in tags), default=0)
         self.firsts = "".join(sorted({tag[0] for tag in tags}))
         self.lasts = "".join(sorted({tag[-1] for tag in tags}))
+        # The tags by their first two characters (one, for a tag that short),
+        # longest first: many tags are looked for by hopping from one first
+        # character to the next rather than by a scan of the text per tag.
+        buckets: dict[str, list[str]] = {}
+        for tag in self.by_length:
+            buckets.setdefault(tag[:2], []).append(tag)
+        self.buckets = {key: tuple(found) for key, found in buckets.items()}
 
     def absent(self, buf: str) -> bool:
         """Whether no tag, not even the start of one, can be in ``buf``."""
@@ -102,6 +109,35 @@ class Tags:
                 return start
             start = len(trimmed) - len(token)
 
+    def _each(self, buf: str, start: int) -> tuple[int, str]:
+        """The earliest whole tag in ``buf[start:]``, by a search per tag (for a few)."""
+        best, found = -1, ""
+        for tag in self.tags:
+            # Once a tag is found, the others are looked for only up to where
+            # they could still start before it (or at it, longer).
+            at = buf.find(tag, start) if best == -1 else buf.find(tag, start, best + len(tag))
+            if at != -1 and (best == -1 or at < best or (at == best and len(tag) > len(found))):
+                best, found = at, tag
+        return best, found
+
+    def _earliest(self, buf: str, start: int) -> tuple[int, str]:
+        """As :meth:`_each`, hopping from one tag's first character to the next (for many)."""
+        buckets = self.buckets
+        ahead = {first: buf.find(first, start) for first in self.firsts}
+        while True:
+            places = [at for at in ahead.values() if at != -1]
+            if not places:
+                return -1, ""
+            at = min(places)
+            for tag in buckets.get(buf[at : at + 2], ()):
+                if buf.startswith(tag, at):
+                    return at, tag
+            for tag in buckets.get(buf[at], ()):
+                if buf.startswith(tag, at):
+                    return at, tag
+            char = buf[at]
+            ahead[char] = buf.find(char, at + 1)
+
     def first(self, buf: str, start: int, final: bool) -> tuple[int, str]:
         """The earliest tag in ``buf[start:]`` that no later text can displace.
 
@@ -109,11 +145,7 @@ class Tags:
         wins; a tag found near the end waits while a longer one (or one that
         starts before it) could still complete there.
         """
-        best, found = -1, ""
-        for tag in self.tags:
-            at = buf.find(tag, start)
-            if at != -1 and (best == -1 or at < best or (at == best and len(tag) > len(found))):
-                best, found = at, tag
+        best, found = self._earliest(buf, start) if len(self.tags) > 4 else self._each(buf, start)
         if best == -1 or final or best + self.longest <= len(buf):
             return best, found
         firsts = self.firsts
@@ -175,6 +207,8 @@ class Cursor:
         "_emit",
         "_end_tags",
         "_final",
+        "_foreign",
+        "_foreign_tokens",
         "_in_run",
         "_in_thinking",
         "_in_thinking_run",
@@ -199,8 +233,13 @@ class Cursor:
         tools: Mapping[str, dict[str, Any]] | None,
         text_errors: bool,
         emit: bool = True,
+        foreign: Mapping[str, str] | None = None,
     ) -> None:
         self._in_thinking = in_thinking
+        # Other families' call tokens, by which families: in the answer's text they
+        # raise (or, with text_errors, stay text). See _output_style.foreign_markup.
+        self._foreign = {} if foreign is None else dict(foreign)
+        self._foreign_tokens = tuple(self._foreign)
         self._tools = None if tools is None else MappingProxyType(dict(tools))
         self._text_errors = text_errors
         self._emit = emit  # whether to make deltas: a whole read (parse_output) needs none
@@ -432,14 +471,24 @@ class Cursor:
         chunk can change it: held back are only what could still begin a
         tag or an end-of-turn token, and white space at the edge. A run of
         end-of-turn tokens that ends the text is not shown.
+
+        Another family's call token in the text (one the style does not
+        read, and not among ``tags``) raises ``OutputError`` naming the
+        family; with ``on_error="text"`` it is shown as text.
         """
-        return self._show_until(tags, self._show_text)
+        return self._show_until(tags, self._show_text, self._foreign_in(tags))
 
     def rest_as_text(self) -> Reading:
         """Show whatever is left to read as the answer's text (what a style left unread)."""
         if self._final and self._pos >= len(self._buf):
             return
-        yield from self._show_until((), self._show_text)
+        yield from self._show_until((), self._show_text, self._foreign_tokens)
+
+    def _foreign_in(self, tags: tuple[str, ...]) -> tuple[str, ...]:
+        """The other families' tokens to look for beside ``tags``."""
+        if not tags or not self._foreign_tokens:
+            return self._foreign_tokens
+        return tuple(token for token in self._foreign_tokens if token not in tags)
 
     def thinking_until(self, *tags: str) -> Wait[str]:
         """As :meth:`text_until`, for reasoning; each call is a run of it."""
@@ -450,8 +499,11 @@ class Cursor:
         """The tags themselves, and with the end tokens (which text holds back too)."""
         return tags_of(tags), with_ends(tags, self._end_tags)
 
-    def _show_until(self, tags: tuple[str, ...], show: Callable[[str], None]) -> Wait[str]:
-        found, held = self._tags(tags)
+    def _show_until(
+        self, tags: tuple[str, ...], show: Callable[[str], None], foreign: tuple[str, ...] = ()
+    ) -> Wait[str]:
+        search = tags + foreign if foreign else tags
+        found, held = self._tags(search)
         ends = self._end_tags
         while True:
             buf, pos = self._buf, self._pos
@@ -461,8 +513,14 @@ class Cursor:
                     # The usual chunk of prose: no tag can start in it.
                     show(piece)
                     self._pos = len(buf)
-                elif tags and (hit := found.first(piece, 0, self._final))[0] != -1:
+                elif search and (hit := found.first(piece, 0, self._final))[0] != -1:
                     at, tag = hit
+                    if foreign and tag not in tags:
+                        if not self._text_errors:
+                            raise self._foreign_error(tag, self._base + pos + at)
+                        show(piece[: at + len(tag)])
+                        self._pos = pos + at + len(tag)
+                        continue
                     show(piece[:at])
                     self._pos = pos + at + len(tag)
                     return tag
@@ -480,6 +538,15 @@ class Cursor:
             if self._final and self._pos >= len(self._buf):
                 return ""
             yield
+
+    def _foreign_error(self, token: str, at: int) -> OutputError:
+        families = self._foreign[token]
+        return OutputError(
+            f"the answer holds {token}, which begins a tool call as {families} writes it, "
+            "not as this style does: read the generation with that style, or keep such "
+            'text as text with on_error="text"',
+            at,
+        )
 
     def _show_text(self, piece: str) -> None:
         if not piece:

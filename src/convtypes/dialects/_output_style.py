@@ -86,7 +86,11 @@ class Style:
       writes this way (see :func:`style_for`), and ``outranks``: the styles
       this one wins over when both are recognised (Qwen3.5's
       ``<function=`` over hermes' ``<tool_call>``, which its template
-      holds too).
+      holds too);
+    - ``opens``: the tokens that begin this family's calls, by which the
+      other styles know its markup when they find it in what would be
+      their answer's text (see :func:`foreign_markup`). By default the
+      call markers that are not closers (do not begin with ``</``).
 
     A style is immutable, and reads any number of generations at once.
     """
@@ -98,6 +102,7 @@ class Style:
         "_marks",
         "_name",
         "_opening",
+        "_opens",
         "_outranks",
         "_read",
         "_thinking",
@@ -114,6 +119,7 @@ class Style:
         read: Callable[[Style, Cursor], Reading] | None = None,
         marks: tuple[str, ...] = (),
         outranks: tuple[str, ...] = (),
+        opens: tuple[str, ...] | None = None,
     ) -> None:
         self._name = _text(name, "a style's name")
         if any(c.isspace() for c in name):
@@ -144,6 +150,10 @@ class Style:
         self._read = read
         self._marks = _texts(marks, "marks")
         self._outranks = _texts(outranks, "outranks")
+        if opens is None:
+            self._opens = tuple(marker for marker in self._markers if not marker.startswith("</"))
+        else:
+            self._opens = _texts(opens, "opens")
 
     @property
     def name(self) -> str:
@@ -179,6 +189,18 @@ class Style:
     def outranks(self) -> tuple[str, ...]:
         """The styles this one wins over when a template has the marks of both."""
         return self._outranks
+
+    @property
+    def opens(self) -> tuple[str, ...]:
+        """The tokens that begin this family's calls, which other styles flag in their text."""
+        return self._opens
+
+    @property
+    def own(self) -> frozenset[str]:
+        """Every token this style reads: call markers, openers, thinking tags, end tokens."""
+        return frozenset(
+            (*self._markers, *self._opens, *self._thinking, *self._thinking.values(), *self._ends)
+        )
 
     def reading(self, cur: Cursor) -> Reading:
         """The reading of a whole generation: the style's own ``read``, or the usual shape."""
@@ -287,6 +309,65 @@ def all_styles() -> list[Style]:
 def thinking_openers() -> set[str]:
     """The thinking openers of every style known."""
     return {opener for style in all_styles() for opener in style.thinking}
+
+
+BUILTIN_OPENS: Final = MappingProxyType(
+    {
+        "command_r": ("<|START_ACTION|>",),
+        "deepseek": (
+            "<\uff5ctool\u2581calls\u2581begin\uff5c>",
+            "<\uff5ctool\u2581call\u2581begin\uff5c>",
+        ),
+        "deepseek_dsml": ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5ctool_calls>"),
+        "gemma4": ("<|tool_call>",),
+        "glm45": ("<tool_call>",),
+        "granite": ("<|tool_call|>",),
+        "harmony": ("<|channel|>",),
+        "hermes": ("<tool_call>",),
+        "kimi_k2": ("<|tool_calls_section_begin|>", "<|tool_call_begin|>"),
+        "kimi_vl": (),
+        "llama3": ("<|python_tag|>",),
+        "minimax": ("<tool_calls>", "<minimax:tool_call>"),
+        "mistral": ("[TOOL_CALLS]",),
+        "nemotron": ("<TOOLCALL>",),
+        "phi4_mini": ("<|tool_call|>",),
+        "pythonic": ("<|python_start|>", "<|tool_call_start|>"),
+        "qwen3_coder": ("<tool_call>", "<seed:tool_call>", "<function="),
+        "step3": ("<\uff5ctool_calls_begin\uff5c>", "<\uff5ctool_call_begin\uff5c>"),
+    }
+)
+"""Each built-in style's ``opens``, written out so that telling another
+family's markup needs no style imported (a test holds it to the modules)."""
+
+_FOREIGN: dict[str, tuple[int, Style, dict[str, str]]] = {}
+
+
+def foreign_markup(style: Style) -> dict[str, str]:
+    """The call tokens of every other style known that ``style`` does not read, and whose.
+
+    Maps each token to the names of the families that write it (``"hermes
+    or glm45"``). Found in what ``style`` would return as the answer's text,
+    such a token means the generation is likely another family's: with
+    ``on_error="raise"`` the reader says so rather than pass it on as text.
+    """
+    known = _FOREIGN.get(style.name)
+    if known is not None and known[0] == len(_REGISTERED) and known[1] is style:
+        return known[2]
+    own = style.own
+    opens = dict(BUILTIN_OPENS)
+    opens.update((name, other.opens) for name, other in _REGISTERED.items() if name not in BUILTIN)
+    families: dict[str, list[str]] = {}
+    for name, tokens in opens.items():
+        if name == style.name:
+            continue
+        for token in tokens:
+            if token not in own:
+                families.setdefault(token, []).append(name)
+    found = {token: " or ".join(names) for token, names in families.items()}
+    if len(_FOREIGN) >= 64:
+        _FOREIGN.clear()  # a program that makes ever new styles
+    _FOREIGN[style.name] = (len(_REGISTERED), style, found)
+    return found
 
 
 def style_for(template: str) -> Style | None:

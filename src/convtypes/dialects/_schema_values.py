@@ -13,7 +13,10 @@ schema of its parameter, as vLLM's parsers do:
   ``None``) is null where the schema allows it;
 - object and array read it as JSON, or as a Python literal;
 - text that does not read as the type stays text, for the caller's schema
-  check to catch, rather than become something the model did not write.
+  check to catch, rather than become something the model did not write;
+- a union (``["string", "integer"]``, ``anyOf``) tries its members that
+  are not strings in the schema's order, and falls back to the text when
+  none reads it (see :func:`typed`), as llama.cpp reads one.
 
 With no schema for the parameter, :func:`untyped` decides per family.
 """
@@ -76,36 +79,55 @@ def json_value(text: str) -> tuple[bool, Any]:
 
 
 def typed(text: str, schema: dict[str, Any]) -> Any:
-    """``text`` as the type ``schema`` gives it (see the module's doc)."""
+    """``text`` as the type ``schema`` gives it (see the module's doc).
+
+    A union is read by one rule: ``null`` first, for the text ``null`` or
+    ``None`` where it is allowed; then each other member that is not a
+    string, in the schema's order, the first that reads the text winning;
+    then the string, if the union has one, keeps the text as written. So
+    ``["string", "integer"]`` reads ``42`` as 42 and ``Oslo`` as text, and
+    ``["string", "object"]`` reads ``{"a": 1}`` as an object.
+    """
     kinds = _types(schema)
     lowered = text.strip().lower()
     if "null" in kinds and lowered in _NULLS:
         return None
     kinds = [kind for kind in kinds if kind != "null"]
-    if not kinds or kinds[0] in _STRINGS:
+    if not kinds:
         return text
-    kind = kinds[0]
     word = text.strip()
-    if lowered in _NULLS:
+    strings = False
+    for kind in kinds:
+        if kind in _STRINGS:
+            strings = True
+            continue
+        ok, value = _as_kind(word, lowered, kind)
+        if ok:
+            return value
+    if not strings and lowered in _NULLS:
         return None
+    return text
+
+
+def _as_kind(word: str, lowered: str, kind: str) -> tuple[bool, Any]:
+    """``(True, value)`` if ``word`` reads as the (not string) type ``kind``."""
     if kind.startswith(("int", "uint", "long", "short")):
         if _INTEGER.fullmatch(word) and len(word) <= py_literal.DIGITS:
-            return int(word)
-        return text
+            return True, int(word)
+        return False, None
     if kind.startswith(("num", "float", "double")):
         ok, value = json_value(word)
-        if ok and type(value) in (int, float):
-            return value
-        return text
+        return (True, value) if ok and type(value) in (int, float) else (False, None)
     if kind in ("boolean", "bool"):
-        return {"true": True, "false": False}.get(lowered, text)
+        found = {"true": True, "false": False}.get(lowered)
+        return (False, None) if found is None else (True, found)
     if kind in ("object", "array", "list", "dict") or kind.startswith(("dict", "list")):
         ok, value = json_value(word)
         if not ok:
             ok, value = py_literal.value(word)
         wanted = dict if kind in ("object", "dict") or kind.startswith("dict") else list
-        return value if ok and isinstance(value, wanted) else text
-    return text
+        return (True, value) if ok and isinstance(value, wanted) else (False, None)
+    return False, None
 
 
 def untyped(text: str, *, as_json: bool) -> Any:

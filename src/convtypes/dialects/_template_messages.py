@@ -34,6 +34,7 @@ from .._content import (
     VideoPathBlock,
     VideoUrlBlock,
 )
+from .._fence import fence_external as fence
 from .._messages import (
     AssistantMessage,
     Message,
@@ -45,6 +46,7 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownBlock, UnknownMessage
+from ._control_tokens import control_tokens as checked_tokens
 from ._copy import owned
 from ._errors import (
     Unsupported,
@@ -132,9 +134,11 @@ def to_messages(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     ids: IdStyle = "default",
+    control_tokens: object = None,
 ) -> list[dict[str, Any]]:
     """The transcript as Hugging Face chat messages (see the module's doc)."""
     check_unsupported(unsupported)
+    defuse = checked_tokens(control_tokens)
     if type(ids) is not str or ids not in ID_STYLES:
         raise ValueError(f'ids= must be "default", "alnum9" or "kimi", not {ids!r:.80}')
     transcript = transcript_of(messages, "to_messages")
@@ -149,12 +153,18 @@ def to_messages(
     for index, message in enumerate(transcript):
         if isinstance(message, ToolResultMessage):
             call = calls.result(index, message)
+            if defuse is not None and not message.provenance.is_internal():
+                # The payload's control tokens are changed, then it is fenced.
+                content = defuse.defuse(message.content)
+                content = fence(content) if fence_external else content
+            else:
+                content = tool_result_text(message, fence_external)
             out.append(
                 {
                     "role": "tool",
                     "tool_call_id": call.out_id,
                     "name": call.name,
-                    "content": tool_result_text(message, fence_external),
+                    "content": content,
                 }
             )
         elif isinstance(message, AssistantMessage):

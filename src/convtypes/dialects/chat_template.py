@@ -27,7 +27,7 @@ the convention cannot carry is refused rather than dropped. Bad input raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from .._errors import MAX_DEPTH, WireError
@@ -85,6 +85,7 @@ def to_messages(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     ids: IdStyle = "default",
+    control_tokens: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The transcript as Hugging Face chat messages, ready for ``apply_chat_template``.
 
@@ -106,6 +107,12 @@ def to_messages(
     - A tool result is ``{"role": "tool", "tool_call_id", "name",
       "content"}``, named after the call it answers; external results are
       fenced unless ``fence_external`` is False.
+    - ``control_tokens``: the tokenizer's control tokens (typically
+      ``tokenizer.all_special_tokens`` plus its added tokens). Each one in
+      an external result's text gets a zero-width joiner (U+200D) after its
+      first character (``<\u200d|im_end|>``), so that no tokenizer reads
+      it as the token: untrusted text cannot end a turn or open one. Only
+      external results are changed; ``None`` (the default) changes nothing.
     - Provider output items are left out; a message a newer writer made
       (``UnknownMessage``) is refused.
 
@@ -118,7 +125,13 @@ def to_messages(
     The messages share no dict or list with the transcript (a call's
     arguments are copied): change them as you like.
     """
-    return _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
+    return _to_messages(
+        messages,
+        fence_external=fence_external,
+        unsupported=unsupported,
+        ids=ids,
+        control_tokens=control_tokens,
+    )
 
 
 def _tool_schemas(tools: Iterable[ToolSpec | Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -190,6 +203,7 @@ def render(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     ids: IdStyle = "default",
+    control_tokens: Collection[str] | None = None,
     **variables: Any,
 ) -> str:
     """The transcript rendered into a prompt by the chat template ``template`` (its text).
@@ -220,6 +234,12 @@ def render(
     None, lists and dicts of them), so the sandboxed template holds nothing
     it could call.
 
+    ``control_tokens`` (``tokenizer.all_special_tokens`` plus the added
+    tokens, say) are changed in external tool results as
+    :func:`to_messages` changes them, so that a tokenizer that parses
+    special tokens in the prompt cannot find one in untrusted text. Left
+    ``None``, the prompt is transformers' to the character.
+
     Raises :class:`TemplateError` when the template refuses the conversation
     (``.refusal`` is its message), is not valid Jinja, or fails; the
     ``to_messages`` errors for a transcript it cannot carry; ``DialectError``
@@ -244,7 +264,13 @@ def render(
             "continue_final_message and add_generation_prompt=True cannot go together: one "
             "continues the last message, the other starts a new one"
         )
-    chat = _to_messages(messages, fence_external=fence_external, unsupported=unsupported, ids=ids)
+    chat = _to_messages(
+        messages,
+        fence_external=fence_external,
+        unsupported=unsupported,
+        ids=ids,
+        control_tokens=control_tokens,
+    )
     if not chat:
         raise DialectError("an empty conversation cannot be rendered into a prompt")
     context: dict[str, Any] = {
@@ -340,6 +366,12 @@ def parse_output(
     trouble. With ``on_error="text"`` it is kept instead, as the raw text
     it was, in the answer's ``content``, with the text, reasoning and calls
     around it: for a reply to show even when a call in it is broken.
+
+    Another family's call markup in what would be the answer's text (a
+    ``<tool_call>`` read with ``style="mistral"``: the opening token of a
+    style known by name, see :attr:`Style.opens`) raises
+    :class:`OutputError` naming that family, since the style was likely the
+    wrong one; with ``on_error="text"`` it stays text.
     """
     if type(text) is not str:
         raise TypeError(f"text must be the generated text, a str, not {type(text).__name__}")
@@ -414,6 +446,7 @@ def register_style(
     read: Callable[[Style, Cursor], Reading] | None = None,
     marks: tuple[str, ...] = (),
     outranks: tuple[str, ...] = (),
+    opens: tuple[str, ...] | None = None,
 ) -> Style:
     """Add a family's style, known from now on by ``name`` (see :class:`Style` for the rest).
 
@@ -433,6 +466,7 @@ def register_style(
             read=read,
             marks=marks,
             outranks=outranks,
+            opens=opens,
         )
     )
 

@@ -93,4 +93,5 @@ STYLE = Style(
     thinking={"<|START_THINKING|>": "<|END_THINKING|>"},
     ends=("<|END_OF_TURN_TOKEN|>",),
     marks=(START_ACTION,),
+    opens=(START_ACTION,),
 )

@@ -125,4 +125,5 @@ STYLE = Style(
     calls=dict.fromkeys((CALLS_BEGIN, CALL_BEGIN, CALLS_END, CALL_END), read_calls),
     ends=("<\uff5cend\u2581of\u2581sentence\uff5c>",),
     marks=(CALLS_BEGIN, CALL_BEGIN),
+    opens=(CALLS_BEGIN, CALL_BEGIN),
 )

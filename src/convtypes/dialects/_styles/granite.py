@@ -129,5 +129,6 @@ STYLE = Style(
     read=read,
     thinking={"<think>": "</think>", **dict(zip(THOUGHTS, RESPONSES, strict=True))},
     marks=(TOKEN,),
+    opens=(TOKEN,),  # its <tool_call> is hermes'
     outranks=("hermes",),
 )

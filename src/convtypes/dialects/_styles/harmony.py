@@ -148,4 +148,5 @@ STYLE = Style(
     thinking={CHANNEL + "analysis" + MESSAGE: END},
     ends=(RETURN, CALL, END),
     marks=(CHANNEL,),
+    opens=(CHANNEL,),
 )

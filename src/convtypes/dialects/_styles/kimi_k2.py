@@ -130,4 +130,6 @@ STYLE = Style(
     thinking={THINK_OPEN: THINK_CLOSE},
     ends=("<|im_end|>",),
     marks=(SECTION_BEGIN, CALL_BEGIN),
+    outranks=("kimi_vl",),  # its template holds Kimi-VL's <|im_middle|> too
+    opens=(SECTION_BEGIN, CALL_BEGIN),
 )

@@ -20,9 +20,10 @@ M2's template writes a string value as itself and anything else as JSON;
 as vLLM's minimax_m2 parser reads them, values are typed by the tool's
 schema when the tools offered are given (``tools=``), and are text
 otherwise. A value is the text between its tags, less one newline on
-each side; a ``</parameter>`` ends it only when another ``<parameter`` or
-the ``</invoke>`` follows, so a value may hold the tag. A quoted name
-loses its quotes.
+each side. It ends where the next ``<parameter`` or the ``</invoke>``
+begins, whatever closer was written (as ``"qwen3_coder"`` reads its
+values), so a closer written wrong or left out never makes it run on into
+the next parameter. A quoted name loses its quotes.
 
 Both reason in a ``<think>`` block, which M2's generation prompt opens:
 pass ``in_thinking`` (see ``opens_thinking``). A turn ends on ``[e~[``
@@ -37,6 +38,7 @@ from .. import _call_json as call_json
 from .. import _schema_values as values
 from .._output_cursor import Cursor, Reading, Wait
 from .._output_style import Style
+from ._parameter_value import read_value
 
 M1_OPEN: Final = "<tool_calls>"
 M1_CLOSE: Final = "</tool_calls>"
@@ -96,21 +98,21 @@ def read_invoke(cur: Cursor) -> Reading:
     cur.announce(name, at=at)
     schema = cur.parameters(name)
     arguments: dict[str, Any] = {}
+    yield from cur.skip_space()
+    tag = yield from cur.startswith(PARAMETER, END_INVOKE)
+    if tag:
+        cur.take(len(tag))
     while True:
-        yield from cur.skip_space()
-        tag = yield from cur.startswith(PARAMETER, END_INVOKE)
         if tag == END_INVOKE:
-            cur.take(len(tag))
             cur.add_call(name, arguments, at=at)
             return
         if not tag:
             if not (yield from cur.peek(1)):
                 raise cur.error(f"the tool call is cut off before its {END_INVOKE}", at)
             raise cur.error(f"expected {PARAMETER}...> or {END_INVOKE} in a call", cur.offset)
-        key_at = cur.offset
-        cur.take(len(tag))
+        key_at = cur.offset - len(PARAMETER)
         key = yield from read_name(cur, "parameter", at)
-        text = yield from read_value(cur, at)
+        text, tag = yield from read_value(cur, PARAMETER, END_INVOKE, at=at)
         if key in arguments:
             raise cur.error(f"the parameter {key!r:.60} of {name!r:.60} is given twice", key_at)
         own = values.schema_of(schema, key)
@@ -131,34 +133,6 @@ def read_name(cur: Cursor, what: str, at: int) -> Wait[str]:
         raise cur.error(f"a {what} name that is not one: {name!r:.60}", cur.offset)
     cur.take(len(head))
     return name
-
-
-def read_value(cur: Cursor, at: int) -> Wait[str]:
-    """A parameter's text up to the ``</parameter>`` that ends it (taken)."""
-    parts: list[str] = []
-    while True:
-        text, tag = yield from cur.until(END_PARAMETER)
-        parts.append(text)
-        if not tag:
-            raise cur.error("the tool call is cut off in a parameter", at)
-        # The tag ends the value if a tag of the call follows it; else it is the value's text.
-        ahead = yield from cur.peek_to("<", _NAME_LIMIT)
-        space = ahead[:-1] if ahead.endswith("<") else ahead
-        if space and not space.isspace():
-            parts.append(END_PARAMETER)
-            continue
-        if not ahead.endswith("<"):
-            break  # the end of the text, or only space: read_invoke says what is wrong
-        tail = yield from cur.peek(len(space) + len(PARAMETER))
-        if tail[len(space) :].startswith((PARAMETER, END_INVOKE)):
-            break
-        parts.append(END_PARAMETER)
-    value = "".join(parts)
-    if value.startswith("\n"):
-        value = value[1:]
-    if value.endswith("\n"):
-        value = value[:-1]
-    return value
 
 
 STYLE = Style(

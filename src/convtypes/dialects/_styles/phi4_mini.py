@@ -95,4 +95,5 @@ STYLE = Style(
     ends=("<|end|>", "<|endoftext|>"),
     marks=(MARKER, "<|/tool|>"),
     outranks=("granite",),
+    opens=(TOKEN,),  # "functools[" is text too: only the token tells
 )

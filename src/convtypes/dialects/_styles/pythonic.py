@@ -86,4 +86,5 @@ STYLE = Style(
     opening=read_bare,
     marks=("func_name1(", "<|python_start|>", "<|tool_call_start|>"),
     outranks=("llama3",),
+    opens=("<|python_start|>", "<|tool_call_start|>"),  # <|python_tag|> is llama3's
 )

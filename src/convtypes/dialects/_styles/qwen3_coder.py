@@ -25,9 +25,14 @@ says integer, ``True`` a bool where it says boolean, JSON an object where
 it says object. Without a schema for it, a value is the text as written,
 since the template writes ``3`` and ``"3"`` alike.
 
-A ``</parameter>`` ends a value only when another ``<parameter=`` or the
-``</function>`` follows it (white space aside): code a model writes as an
-argument may hold the tag itself.
+A value ends where the next ``<parameter=`` or the ``</function>``
+begins, as SGLang's and vLLM's parsers read it, whatever closer the model
+wrote: ``</parameter>``, one written wrong (``</parameter1>``, a bare
+``</parameter``), or none. So a value never swallows the next parameter.
+A ``</parameter>`` inside a value is the value's text (code a model writes
+may hold the tag) when the value ends with a closer; when it does not,
+nothing says which was meant, and that is an error (text, with
+``on_error="text"``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any, Final
 from .. import _schema_values as values
 from .._output_cursor import Cursor, Reading, Wait
 from .._output_style import Style
+from ._parameter_value import read_value
 
 OPENS: Final = {"<tool_call>": "</tool_call>", "<seed:tool_call>": "</seed:tool_call>"}
 FUNCTION: Final = "<function="
@@ -94,53 +100,25 @@ def read_function(cur: Cursor) -> Reading:
     cur.announce(name)
     schema = cur.parameters(name)
     arguments: dict[str, Any] = {}
+    yield from cur.skip_space()
+    tag = yield from cur.startswith(PARAMETER, END_FUNCTION)
+    if tag:
+        cur.take(len(tag))
     while True:
-        yield from cur.skip_space()
-        tag = yield from cur.startswith(PARAMETER, END_FUNCTION)
         if tag == END_FUNCTION:
-            cur.take(len(END_FUNCTION))
             cur.add_call(name, arguments)
             return
         if not tag:
             if not (yield from cur.peek(1)):
                 raise cur.error("the tool call is cut off before its </function>")
             raise cur.error(f"expected {PARAMETER} or {END_FUNCTION} in a call", cur.offset)
-        at = cur.offset
-        cur.take(len(PARAMETER))
+        at = cur.offset - len(PARAMETER)
         key = yield from read_name(cur, "parameter")
-        text = yield from read_value(cur)
+        text, tag = yield from read_value(cur, PARAMETER, END_FUNCTION)
         if key in arguments:
             raise cur.error(f"the parameter {key!r:.60} of {name!r:.60} is given twice", at)
         own = values.schema_of(schema, key)
         arguments[key] = text if own is None else values.typed(text, own)
-
-
-def read_value(cur: Cursor) -> Wait[str]:
-    """A parameter's text up to the ``</parameter>`` that ends it (taken)."""
-    parts: list[str] = []
-    while True:
-        text, tag = yield from cur.until(END_PARAMETER)
-        parts.append(text)
-        if not tag:
-            raise cur.error("the tool call is cut off in a parameter")
-        # The tag ends the value if a tag of the call follows it; else it is the value's text.
-        ahead = yield from cur.peek_to("<", _NAME_LIMIT)
-        space = ahead[:-1] if ahead.endswith("<") else ahead
-        if space and not space.isspace():
-            parts.append(END_PARAMETER)
-            continue
-        if not ahead.endswith("<"):
-            break  # the end of the text, or only space: read_function says what is wrong
-        tail = yield from cur.peek(len(space) + len(END_FUNCTION))
-        if tail[len(space) :].startswith((PARAMETER, END_FUNCTION)):
-            break
-        parts.append(END_PARAMETER)
-    value = "".join(parts)
-    if value.startswith("\n"):
-        value = value[1:]
-    if value.endswith("\n"):
-        value = value[:-1]
-    return value
 
 
 STYLE = Style(
@@ -154,4 +132,5 @@ STYLE = Style(
     ends=("<|im_end|>", "<|endoftext|>", "<seed:eos>"),
     marks=(FUNCTION, "<seed:tool_call>"),
     outranks=("hermes",),
+    opens=(*OPENS, FUNCTION),
 )
