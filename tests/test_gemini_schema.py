@@ -21,7 +21,7 @@ import re
 import uuid
 from typing import Any, Literal, Union
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from google.genai import types
 from hypothesis import HealthCheck, assume, given, settings
