@@ -133,6 +133,15 @@ def test_a_target_closed_to_other_properties_refuses_those_beside_it() -> None:
     assert "additionalProperties" in str(caught.value)
 
 
+def test_an_any_of_keeps_each_members_values_to_its_own_type() -> None:
+    # Joined into one list of types, "a" (offered only as an integer, so
+    # never valid) would pass as a string, and 1 as an integer.
+    members = [{"type": "integer", "enum": ["a", 2]}, {"type": "string", "enum": [1, "b"]}]
+    out = told_parameters(wrap({"anyOf": members}))
+    assert out is not None
+    assert out["properties"]["x"] == {"type": ["integer", "string"], "enum": [2, "b"]}
+
+
 _FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -203,7 +203,9 @@ class _Schema:
             if values is not None:
                 if not isinstance(values, list):
                     return None
-                enum.extend(values)
+                # Only the values of the alternative's own type: joined, the
+                # list of types would let another type's member take the rest.
+                enum.extend(value for value in values if _of_type(value, kind))
                 constrained += 1
             elif kind == "null":
                 enum.append(None)
@@ -287,6 +289,22 @@ def describe(description: str, notes: dict[str, Any]) -> str:
 def _with_notes(description: str, notes: dict[str, Any]) -> str:
     said = ", ".join(f"{key}: {_ENCODER.encode(value).decode()}" for key, value in notes.items())
     return f"{description} ({said})" if description else f"({said})"
+
+
+def _of_type(value: object, kind: str) -> bool:
+    """Whether ``value`` is of the JSON Schema type ``kind`` (an unknown type takes all)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "integer":
+        return number and float(value).is_integer()  # type: ignore[arg-type]
+    test = {
+        "null": value is None,
+        "boolean": isinstance(value, bool),
+        "number": number,
+        "string": isinstance(value, str),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }
+    return test.get(kind, True)
 
 
 def _type_names(value: object) -> bool:
