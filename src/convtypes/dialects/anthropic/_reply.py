@@ -1,0 +1,187 @@
+"""A Messages API response to messages: content blocks, stop reason, usage."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ..._messages import (
+    AssistantMessage,
+    Message,
+    ProviderOutputItemsMessage,
+    ThinkingBlock,
+    ToolCall,
+)
+from .._errors import LEAKS, ResponseError, raise_response_failure, reported_error, short
+from .._json import built, field, plain, tool_call
+from .._reply import Reply, StopReason, Usage, token_count
+from ._request import _replayable, _thoughts
+from ._wire import _CUT, _GAP, _SDK_ONLY, PROTOCOL, _has_text, _usable_id
+
+
+def _flat(message: AssistantMessage) -> list[dict[str, Any]] | None:
+    """The content ``to_request`` sends for ``message`` alone; ``None`` if ids change."""
+    out = _thoughts(message.thinking)
+    if _has_text(message.content):
+        out.append({"type": "text", "text": message.content})
+    seen: set[str] = set()
+    for call in message.tool_calls:
+        if call.id is None or call.id in seen or not _usable_id(call.id):
+            return None  # to_request would send another id than the one that came
+        seen.add(call.id)
+        out.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+    return out
+
+
+def _carried(items: list[dict[str, Any]], assistant: AssistantMessage) -> bool:
+    """Whether replaying ``assistant`` alone sends the content that came, as JSON.
+
+    Blocks the API refuses as input do not count: they go back neither way.
+    """
+    flat = _flat(assistant)
+    if flat is None:
+        return False
+    return [block for block in map(_replayable, items) if block is not None] == flat
+
+
+def _read(blocks: list[Any], incomplete: set[int], where: str) -> list[Message]:
+    """The messages for a reply's content blocks.
+
+    ``incomplete`` holds the positions of blocks that were cut off; a
+    ``tool_use`` among them is kept in the items only.
+    """
+    runs: list[str] = []
+    run: list[str] = []
+    calls: list[ToolCall] = []
+    thinking: list[ThinkingBlock] = []
+    items: list[dict[str, Any]] = []
+    for number, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            raise ResponseError(
+                f"{where}.content[{number}]: expected an object, got {short(block)}"
+            )
+        items.append(
+            {
+                key: value
+                for key, value in block.items()
+                if value is not None and key not in _SDK_ONLY
+            }
+        )
+        kind = block.get("type")
+        if kind == "text":
+            run.append(field(block, "text", str, f"{where}.content[{number}]"))
+            continue
+        if not isinstance(kind, str):
+            raise ResponseError(
+                f"{where}.content[{number}]: a block without a type: {short(block)}"
+            )
+        if run:
+            runs.append("".join(run))
+            run = []
+        at = f"{where}.content[{number}]"
+        if kind == "tool_use":
+            if number in incomplete:
+                continue  # cut off: its input may be half there
+            arguments = field(block, "input", dict, at)
+            call_id = field(block, "id", str, at)
+            name = field(block, "name", str, at)
+            calls.append(tool_call(call_id, name, arguments, at))
+        elif kind == "thinking":
+            thinking.append(
+                ThinkingBlock(
+                    text=field(block, "thinking", str, at),
+                    signature=field(block, "signature", str, at),
+                )
+            )
+        elif kind == "redacted_thinking":
+            thinking.append(ThinkingBlock(redacted_data=field(block, "data", str, at)))
+        # Any other block (server tools, compaction, a type this version does
+        # not know) says nothing the flat message can hold: it is in the items.
+    if run:
+        runs.append("".join(run))
+    text = _GAP.join(text for text in runs if text)
+    assistant = built(
+        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
+        where,
+    )
+    if _carried(items, assistant):
+        return [assistant]
+    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), where)
+    return [kept, assistant]
+
+
+def from_response(response: object) -> list[Message]:
+    """The messages to append for a Messages API response.
+
+    ``response`` is the response JSON as a dict or the SDK's ``Message``
+    (``BetaMessage``, ``ParsedMessage`` and the stream helper's final
+    message too). Text becomes the assistant's ``content``, thinking and
+    redacted thinking ``ThinkingBlock``\\ s in order, ``tool_use`` blocks
+    ``ToolCall``\\ s with their ids; what that message cannot say is kept
+    before it as ``anthropic`` items (see the module).
+    """
+    return read_reply(response).messages
+
+
+def read_reply(response: object) -> Reply:
+    """:func:`from_response`'s messages with the stop reason, usage, model and id."""
+    try:
+        data = plain(response, "the response")
+        error = reported_error(data, "content")
+        if error is not None:
+            raise ResponseError(error)
+        content = field(data, "content", list, "the response")
+        reason = data.get("stop_reason")
+        cut = isinstance(reason, str) and reason in _CUT
+        incomplete = {len(content) - 1} if cut and content else set()
+        messages = _read(content, incomplete, "response")
+        return _reply(messages, reason, data.get("usage"), data.get("model"), data.get("id"))
+    except LEAKS as err:
+        raise_response_failure(err)
+
+
+_STOPS: Final[dict[str, StopReason]] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "pause_turn": "pause_turn",
+    "refusal": "refusal",
+}
+
+
+def _stop_reason(messages: list[Message], reason: object) -> StopReason:
+    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
+    assistant = messages[-1]
+    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
+        return "tool_use"
+    return stop
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    fresh = token_count(raw, "input_tokens")
+    written = token_count(raw, "cache_creation_input_tokens")
+    read = token_count(raw, "cache_read_input_tokens")
+    return Usage(
+        input_tokens=None if fresh is None else fresh + (written or 0) + (read or 0),
+        output_tokens=token_count(raw, "output_tokens"),
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+        reasoning_tokens=token_count(raw, "output_tokens_details", "thinking_tokens"),
+        raw=raw,
+    )
+
+
+def _reply(
+    messages: list[Message], reason: object, usage: object, model: object, reply_id: object
+) -> Reply:
+    return Reply(
+        messages=messages,
+        stop_reason=_stop_reason(messages, reason),
+        provider_stop_reason=reason if isinstance(reason, str) else None,
+        usage=_usage(usage),
+        model=model if isinstance(model, str) else None,
+        id=reply_id if isinstance(reply_id, str) else None,
+    )
