@@ -94,12 +94,17 @@ What changes on the way out:
 
 from __future__ import annotations
 
-from ._left_out import left_out
-from ._reply import from_response, read_reply
-from ._request import to_request
-from ._stream import Accumulator
-from ._tools import tools_to_request
+# In the order the reference shows them (its members_order is the source's).
+# ruff: noqa: I001
+from ._wire import DIALECT as DIALECT
 from ._wire import PROTOCOL
+from ._request import IMAGE_TYPES as IMAGE_TYPES
+from ._request import to_request
+from ._left_out import left_out
+from ._tools import tools_to_request
+from ._reply import from_response
+from ._reply import read_reply
+from ._stream import Accumulator
 
 __all__ = [
     "PROTOCOL",
