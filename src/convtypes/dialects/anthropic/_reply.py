@@ -7,15 +7,15 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
+from .._block_reply import UsageKeys, assistant_after_items, block_reply, cached_usage
 from .._errors import LEAKS, ResponseError, raise_response_failure, reported_error, short
-from .._json import built, field, plain, tool_call
-from .._reply import Reply, StopReason, Usage, token_count
+from .._json import field, plain, tool_call
+from .._reply import Reply, StopReason
 from ._request import _replayable, _thoughts
-from ._wire import _CUT, _GAP, _SDK_ONLY, PROTOCOL, _has_text, _usable_id
+from ._wire import _CUT, _SDK_ONLY, PROTOCOL, _has_text, _usable_id
 
 
 def _flat(message: AssistantMessage) -> list[dict[str, Any]] | None:
@@ -98,15 +98,7 @@ def _read(blocks: list[Any], incomplete: set[int], where: str) -> list[Message]:
         # not know) says nothing the flat message can hold: it is in the items.
     if run:
         runs.append("".join(run))
-    text = _GAP.join(text for text in runs if text)
-    assistant = built(
-        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
-        where,
-    )
-    if _carried(items, assistant):
-        return [assistant]
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), where)
-    return [kept, assistant]
+    return assistant_after_items(runs, calls, thinking, items, _carried, PROTOCOL, where)
 
 
 def from_response(response: object) -> list[Message]:
@@ -150,38 +142,16 @@ _STOPS: Final[dict[str, StopReason]] = {
 }
 
 
-def _stop_reason(messages: list[Message], reason: object) -> StopReason:
-    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
-    assistant = messages[-1]
-    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
-        return "tool_use"
-    return stop
-
-
-def _usage(raw: object) -> Usage:
-    if not isinstance(raw, dict):
-        return Usage()
-    fresh = token_count(raw, "input_tokens")
-    written = token_count(raw, "cache_creation_input_tokens")
-    read = token_count(raw, "cache_read_input_tokens")
-    return Usage(
-        input_tokens=None if fresh is None else fresh + (written or 0) + (read or 0),
-        output_tokens=token_count(raw, "output_tokens"),
-        cache_read_tokens=read,
-        cache_write_tokens=written,
-        reasoning_tokens=token_count(raw, "output_tokens_details", "thinking_tokens"),
-        raw=raw,
-    )
+_USAGE: Final = UsageKeys(
+    fresh="input_tokens",
+    read="cache_read_input_tokens",
+    written="cache_creation_input_tokens",
+    output="output_tokens",
+    reasoning=("output_tokens_details", "thinking_tokens"),
+)
 
 
 def _reply(
     messages: list[Message], reason: object, usage: object, model: object, reply_id: object
 ) -> Reply:
-    return Reply(
-        messages=messages,
-        stop_reason=_stop_reason(messages, reason),
-        provider_stop_reason=reason if isinstance(reason, str) else None,
-        usage=_usage(usage),
-        model=model if isinstance(model, str) else None,
-        id=reply_id if isinstance(reply_id, str) else None,
-    )
+    return block_reply(messages, reason, cached_usage(usage, _USAGE), model, reply_id, _STOPS)

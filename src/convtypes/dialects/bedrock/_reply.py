@@ -8,15 +8,15 @@ from typing import Any, Final
 from ..._messages import (
     AssistantMessage,
     Message,
-    ProviderOutputItemsMessage,
     ThinkingBlock,
     ToolCall,
 )
+from .._block_reply import UsageKeys, assistant_after_items, block_reply, cached_usage
 from .._errors import LEAKS, ResponseError, raise_response_failure, short
-from .._json import built, field, jsonable, plain, tool_call
-from .._reply import Reply, StopReason, Usage, token_count
+from .._json import field, jsonable, plain, tool_call
+from .._reply import Reply, StopReason
 from ._request import _cited_text, _replayable, _thought_items
-from ._wire import _CUT, _GAP, _SERVER_CALL, PROTOCOL, _has_text, _member, _usable_id
+from ._wire import _CUT, _SERVER_CALL, PROTOCOL, _has_text, _member, _usable_id
 
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -118,15 +118,7 @@ def _read(blocks: list[Any], incomplete: set[int], where: str) -> list[Message]:
         # version does not know) says nothing the flat message can hold.
     if run:
         runs.append("".join(run))
-    text = _GAP.join(text for text in runs if text)
-    assistant = built(
-        lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
-        where,
-    )
-    if _carried(items, assistant):
-        return [assistant]
-    kept = built(lambda: ProviderOutputItemsMessage(protocol=PROTOCOL, items=tuple(items)), where)
-    return [kept, assistant]
+    return assistant_after_items(runs, calls, thinking, items, _carried, PROTOCOL, where)
 
 
 def from_response(response: object) -> list[Message]:
@@ -187,27 +179,12 @@ _STOPS: Final[dict[str, StopReason]] = {
 }
 
 
-def _stop_reason(messages: list[Message], reason: object) -> StopReason:
-    stop = _STOPS.get(reason, "other") if isinstance(reason, str) else "other"
-    assistant = messages[-1]
-    if stop == "end_turn" and isinstance(assistant, AssistantMessage) and assistant.tool_calls:
-        return "tool_use"
-    return stop
-
-
-def _usage(raw: object) -> Usage:
-    if not isinstance(raw, dict):
-        return Usage()
-    fresh = token_count(raw, "inputTokens")
-    read = token_count(raw, "cacheReadInputTokens")
-    written = token_count(raw, "cacheWriteInputTokens")
-    return Usage(
-        input_tokens=None if fresh is None else fresh + (read or 0) + (written or 0),
-        output_tokens=token_count(raw, "outputTokens"),
-        cache_read_tokens=read,
-        cache_write_tokens=written,
-        raw=raw,
-    )
+_USAGE: Final = UsageKeys(
+    fresh="inputTokens",
+    read="cacheReadInputTokens",
+    written="cacheWriteInputTokens",
+    output="outputTokens",
+)
 
 
 def _routed(trace: object) -> str | None:
@@ -220,11 +197,4 @@ def _routed(trace: object) -> str | None:
 def _reply(
     messages: list[Message], reason: object, usage: object, model: object, reply_id: object
 ) -> Reply:
-    return Reply(
-        messages=messages,
-        stop_reason=_stop_reason(messages, reason),
-        provider_stop_reason=reason if isinstance(reason, str) else None,
-        usage=_usage(usage),
-        model=model if isinstance(model, str) else None,
-        id=reply_id if isinstance(reply_id, str) else None,
-    )
+    return block_reply(messages, reason, cached_usage(usage, _USAGE), model, reply_id, _STOPS)
