@@ -69,8 +69,20 @@ def _value(obj: Any) -> Any:
 
 
 def _bases(cls: type) -> list[str]:
-    # The public ones: a private base (or msgspec's own mixin) is no promise.
-    return [base.__qualname__ for base in cls.__mro__[1:] if not base.__qualname__.startswith("_")]
+    # The public ones: a base a user can name (in the __all__ of a module
+    # here, or from outside convtypes). A private base is no promise; neither is
+    # msgspec's own mixin.
+    public = {
+        id(getattr(module, item))
+        for module in map(importlib.import_module, MODULES)
+        for item in module.__all__
+    }
+    return [
+        base.__qualname__
+        for base in cls.__mro__[1:]
+        if not base.__qualname__.startswith("_")
+        and (not base.__module__.startswith("convtypes") or id(base) in public)
+    ]
 
 
 def _members(cls: type) -> dict[str, Any]:

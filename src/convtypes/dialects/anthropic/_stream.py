@@ -7,12 +7,12 @@ from typing import Any, Final
 import msgspec
 
 from ..._messages import Message
-from .._errors import StreamError, label, short
+from .._block_stream import BlockStream, blocks_read
+from .._errors import StreamError, short
 from .._json import arguments_json, parse_arguments, plain
 from .._objects import PLAIN, dumps_as_declared, fields, flat, given
 from .._partial_json import read_partial_object
 from .._reply import Delta, Reply, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
-from .._stream import StreamReader
 from ._reply import _read, _reply
 from ._wire import _CUT, _GAP
 
@@ -161,7 +161,7 @@ class _Block:
         return block
 
 
-class Accumulator(StreamReader):
+class Accumulator(BlockStream):
     """Builds the messages of a streamed Messages API response.
 
     ``feed`` every raw event (a dict or the SDK's event object), or every
@@ -184,17 +184,8 @@ class Accumulator(StreamReader):
     def __init__(self) -> None:
         super().__init__()
         self._blocks: dict[int, _Block] = {}
-        self._started = False
-        self._calls = 0  # client tool calls started
-        self._said = False  # some text has been given out
-        self._gap = False  # another block came since the last text
-        self._reason: object = None
         self._usage: dict[str, Any] | None = None
-        self._model: object = None
         self._id: object = None
-
-    def _fail(self, number: int, event: object, kind: object, reason: str) -> StreamError:
-        return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
 
     def _take(self, number: int, event: object) -> list[Delta]:
         made = type(event)
@@ -390,14 +381,6 @@ class Accumulator(StreamReader):
         except (msgspec.EncodeError, ValueError, TypeError, RecursionError):
             return []  # result() names what is wrong with it
         return [ToolCallDelta(index=block.call, arguments=whole)]
-
-    def _text(self, piece: str) -> TextDelta:
-        """A text delta, after the blank line that separates it from earlier text."""
-        if self._gap:
-            self._gap = False
-            piece = _GAP + piece
-        self._said = True
-        return TextDelta(piece)
 
     def _delta(self, number: int, event: object, data: dict[str, Any]) -> list[Delta]:
         kind = "content_block_delta"
@@ -626,11 +609,7 @@ class Accumulator(StreamReader):
             )
 
     def _messages(self, final: bool) -> list[Message]:
-        order = sorted(self._blocks)
-        blocks = [self._blocks[at].whole(at, final) for at in order]
-        incomplete = {n for n, at in enumerate(order) if not self._blocks[at].stopped}
-        if self._reason in _CUT and order:
-            incomplete.add(len(order) - 1)
+        blocks, incomplete = blocks_read(self._blocks, self._reason, _CUT, final)
         return _read(blocks, incomplete, "stream")
 
     def _reply(self, messages: list[Message]) -> Reply:

@@ -6,14 +6,14 @@ import base64
 from typing import Any, Final
 
 from ..._messages import Message
+from .._block_stream import BlockStream, blocks_read
 from .._errors import StreamError, label, short
 from .._json import jsonable, parse_arguments, plain
 from .._partial_json import read_partial_object
-from .._reply import Delta, Reply, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
-from .._stream import StreamReader
+from .._reply import Delta, Reply, ThinkingDelta, ToolCallDelta, ToolCallStart
 from ._reply import _read, _reply, _routed
 from ._request import _b64
-from ._wire import _CUT, _GAP, _SERVER_CALL, _member
+from ._wire import _CUT, _SERVER_CALL, _member
 
 _EVENTS: Final = frozenset(
     {
@@ -127,7 +127,7 @@ class _Block:
             return {}
 
 
-class Accumulator(StreamReader):
+class Accumulator(BlockStream):
     """Builds the messages of a ConverseStream reply.
 
     ``feed`` every event of ``converse_stream(...)["stream"]``: a dict keyed
@@ -150,16 +150,7 @@ class Accumulator(StreamReader):
     def __init__(self) -> None:
         super().__init__()
         self._blocks: dict[int, _Block] = {}
-        self._started = False
-        self._calls = 0  # client tool calls started
-        self._said = False  # some text has been given out
-        self._gap = False  # another block came since the last text
-        self._reason: object = None
         self._usage: object = None
-        self._model: object = None
-
-    def _fail(self, number: int, event: object, kind: str, reason: str) -> StreamError:
-        return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
 
     def _take(self, number: int, event: object) -> list[Delta]:
         data: dict[str, Any] = event if type(event) is dict else plain(event, "an event")
@@ -275,14 +266,6 @@ class Accumulator(StreamReader):
         block.stopped = True
         return []
 
-    def _text(self, piece: str) -> TextDelta:
-        """A text delta, after the blank line that separates it from earlier text."""
-        if self._gap:
-            self._gap = False
-            piece = _GAP + piece
-        self._said = True
-        return TextDelta(piece)
-
     def _delta(self, number: int, event: object, body: object) -> list[Delta]:
         kind = "contentBlockDelta"
         if not isinstance(body, dict):
@@ -396,11 +379,7 @@ class Accumulator(StreamReader):
         return []  # a member newer than this version
 
     def _messages(self, final: bool) -> list[Message]:
-        order = sorted(self._blocks)
-        blocks = [self._blocks[at].whole(at, final) for at in order]
-        incomplete = {n for n, at in enumerate(order) if not self._blocks[at].stopped}
-        if isinstance(self._reason, str) and self._reason in _CUT and order:
-            incomplete.add(len(order) - 1)
+        blocks, incomplete = blocks_read(self._blocks, self._reason, _CUT, final)
         return _read(blocks, incomplete, "stream")
 
     def _reply(self, messages: list[Message]) -> Reply:
