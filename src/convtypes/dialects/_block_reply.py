@@ -10,8 +10,8 @@ Each dialect supplies only its wire's names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, Final
 
 from .._messages import (
     AssistantMessage,
@@ -23,10 +23,31 @@ from .._messages import (
 from ._json import built
 from ._reply import Reply, StopReason, Usage, token_count
 
-__all__ = ["UsageKeys", "assistant_after_items", "block_reply", "cached_usage"]
+__all__ = [
+    "BLOCK_STOPS",
+    "UsageKeys",
+    "assistant_after_items",
+    "block_reply",
+    "cached_usage",
+    "cut_off",
+]
 
 # Between texts that other blocks separate, in the flat message's content.
 _GAP = "\n\n"
+
+BLOCK_STOPS: Final[Mapping[str, StopReason]] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "stop_sequence": "stop_sequence",
+}
+"""The stop reasons both APIs send; each dialect adds its own."""
+
+
+def cut_off(content: list[Any], reason: object, cut: Collection[str]) -> set[int]:
+    """The position of the last block when the stop ``reason`` cut the reply short (``cut``)."""
+    return {len(content) - 1} if isinstance(reason, str) and reason in cut and content else set()
 
 
 def assistant_after_items(

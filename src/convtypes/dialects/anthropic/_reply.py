@@ -10,12 +10,35 @@ from ..._messages import (
     ThinkingBlock,
     ToolCall,
 )
-from .._block_reply import UsageKeys, assistant_after_items, block_reply, cached_usage
+from .._block_reply import (
+    BLOCK_STOPS,
+    UsageKeys,
+    assistant_after_items,
+    block_reply,
+    cached_usage,
+    cut_off,
+)
 from .._errors import LEAKS, ResponseError, raise_response_failure, reported_error, short
 from .._json import field, plain, tool_call
 from .._reply import Reply, StopReason
 from ._request import _replayable, _thoughts
 from ._wire import _CUT, _SDK_ONLY, PROTOCOL, _has_text, _usable_id
+
+# What this wire says, for the reader that Anthropic and Bedrock share.
+_STOPS: Final[dict[str, StopReason]] = {
+    **BLOCK_STOPS,
+    "pause_turn": "pause_turn",
+    "refusal": "refusal",
+}
+
+
+_USAGE: Final = UsageKeys(
+    fresh="input_tokens",
+    read="cache_read_input_tokens",
+    written="cache_creation_input_tokens",
+    output="output_tokens",
+    reasoning=("output_tokens_details", "thinking_tokens"),
+)
 
 
 def _flat(message: AssistantMessage) -> list[dict[str, Any]] | None:
@@ -123,32 +146,10 @@ def read_reply(response: object) -> Reply:
             raise ResponseError(error)
         content = field(data, "content", list, "the response")
         reason = data.get("stop_reason")
-        cut = isinstance(reason, str) and reason in _CUT
-        incomplete = {len(content) - 1} if cut and content else set()
-        messages = _read(content, incomplete, "response")
+        messages = _read(content, cut_off(content, reason, _CUT), "response")
         return _reply(messages, reason, data.get("usage"), data.get("model"), data.get("id"))
     except LEAKS as err:
         raise_response_failure(err)
-
-
-_STOPS: Final[dict[str, StopReason]] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "model_context_window_exceeded": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "pause_turn": "pause_turn",
-    "refusal": "refusal",
-}
-
-
-_USAGE: Final = UsageKeys(
-    fresh="input_tokens",
-    read="cache_read_input_tokens",
-    written="cache_creation_input_tokens",
-    output="output_tokens",
-    reasoning=("output_tokens_details", "thinking_tokens"),
-)
 
 
 def _reply(

@@ -11,7 +11,14 @@ from ..._messages import (
     ThinkingBlock,
     ToolCall,
 )
-from .._block_reply import UsageKeys, assistant_after_items, block_reply, cached_usage
+from .._block_reply import (
+    BLOCK_STOPS,
+    UsageKeys,
+    assistant_after_items,
+    block_reply,
+    cached_usage,
+    cut_off,
+)
 from .._errors import LEAKS, ResponseError, raise_response_failure, short
 from .._json import field, jsonable, plain, tool_call
 from .._reply import Reply, StopReason
@@ -19,6 +26,22 @@ from ._request import _cited_text, _replayable, _thought_items
 from ._wire import _CUT, _SERVER_CALL, PROTOCOL, _has_text, _member, _usable_id
 
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+# What this wire says, for the reader that Anthropic and Bedrock share.
+_STOPS: Final[dict[str, StopReason]] = {
+    **BLOCK_STOPS,
+    "guardrail_intervened": "content_filter",
+    "content_filtered": "content_filter",
+}
+
+
+_USAGE: Final = UsageKeys(
+    fresh="inputTokens",
+    read="cacheReadInputTokens",
+    written="cacheWriteInputTokens",
+    output="outputTokens",
+)
 
 
 def _flat(message: AssistantMessage) -> list[dict[str, Any]] | None:
@@ -158,33 +181,12 @@ def read_reply(response: object) -> Reply:
         message = field(output, "message", dict, "the response's output")
         content = field(message, "content", list, "the response's output.message")
         reason = data.get("stopReason")
-        cut = isinstance(reason, str) and reason in _CUT
-        incomplete = {len(content) - 1} if cut and content else set()
-        messages = _read(content, incomplete, "response")
+        messages = _read(content, cut_off(content, reason, _CUT), "response")
         metadata = data.get("ResponseMetadata")
         request_id = metadata.get("RequestId") if isinstance(metadata, dict) else None
         return _reply(messages, reason, data.get("usage"), _routed(data.get("trace")), request_id)
     except LEAKS as err:
         raise_response_failure(err)
-
-
-_STOPS: Final[dict[str, StopReason]] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "model_context_window_exceeded": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "guardrail_intervened": "content_filter",
-    "content_filtered": "content_filter",
-}
-
-
-_USAGE: Final = UsageKeys(
-    fresh="inputTokens",
-    read="cacheReadInputTokens",
-    written="cacheWriteInputTokens",
-    output="outputTokens",
-)
 
 
 def _routed(trace: object) -> str | None:
