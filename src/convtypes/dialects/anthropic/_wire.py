@@ -1,4 +1,4 @@
-"""What every room of the Anthropic dialect shares: its names, limits and media types."""
+"""What every room of the Anthropic dialect shares: its names, limits and markers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What every room of the Responses dialect shares: its names and media types."""
+"""What every room of the Responses dialect shares: its names."""
 
 from __future__ import annotations
 
