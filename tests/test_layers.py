@@ -44,8 +44,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cli", ("convtypes._cli", "convtypes.__main__")),
 )
 
-# The provider packages: none imports another, and no shared module imports one.
-PROVIDERS = ("anthropic", "bedrock", "gemini", "openai_responses")
+# The providers are the public modules and packages of convtypes.dialects but
+# the local models' chat_template: none imports another, and no shared module
+# imports one.
+NOT_PROVIDERS = ("chat_template",)
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -95,9 +97,11 @@ def _layer(name: str) -> int:
 
 def _provider(name: str) -> str | None:
     parts = name.split(".")
-    if len(parts) >= 3 and parts[1] == "dialects" and parts[2] in PROVIDERS:
-        return parts[2]
-    return None
+    if len(parts) < 3 or parts[1] != "dialects":
+        return None
+    if parts[2].startswith("_") or parts[2] in NOT_PROVIDERS:
+        return None
+    return parts[2]
 
 
 def test_every_module_is_in_a_layer() -> None:
