@@ -20,6 +20,7 @@ from .._messages import (
     ThinkingBlock,
     ToolCall,
 )
+from ._block_text import GAP
 from ._json import built
 from ._reply import Reply, StopReason, Usage, token_count
 
@@ -32,8 +33,6 @@ __all__ = [
     "cut_off",
 ]
 
-# Between texts that other blocks separate, in the flat message's content.
-_GAP = "\n\n"
 
 BLOCK_STOPS: Final[Mapping[str, StopReason]] = {
     "end_turn": "end_turn",
@@ -64,7 +63,7 @@ def assistant_after_items(
     ``runs`` are the texts other blocks separate; ``carried`` says whether
     replaying the message alone sends ``items`` back as they came.
     """
-    text = _GAP.join(text for text in runs if text)
+    text = GAP.join(text for text in runs if text)
     assistant = built(
         lambda: AssistantMessage(content=text, tool_calls=tuple(calls), thinking=tuple(thinking)),
         where,

@@ -13,14 +13,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
+from ._block_text import GAP
 from ._errors import StreamError, label
 from ._reply import TextDelta
 from ._stream import StreamReader
 
 __all__ = ["BlockStream", "blocks_read"]
-
-# Between texts that other blocks separate, as the reply's content has it.
-_GAP = "\n\n"
 
 
 class _Grown(Protocol):
@@ -67,6 +65,6 @@ class BlockStream(StreamReader):
         """A text delta, after the blank line that separates it from earlier text."""
         if self._gap:
             self._gap = False
-            piece = _GAP + piece
+            piece = GAP + piece
         self._said = True
         return TextDelta(piece)

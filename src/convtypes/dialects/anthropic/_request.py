@@ -20,6 +20,7 @@ from ..._messages import (
 )
 from ..._provenance import Provenance
 from ..._unknown import UnknownBlock, UnknownMessage
+from .._block_text import joined_text
 from .._cache import Cache, cache_ttl
 from .._copy import copy_json
 from .._errors import (
@@ -37,7 +38,7 @@ from .._left_out import LeftOutKind
 from .._media import image_type, parse_data_url
 from .._send import transcript_of
 from ._cache_marks import _mark, _marker
-from ._wire import _GAP, _MARKER, _NO_MEDIA, _SDK_ONLY, DIALECT, PROTOCOL, _has_text, _usable_id
+from ._wire import _MARKER, _NO_MEDIA, _SDK_ONLY, DIALECT, PROTOCOL, _has_text, _usable_id
 
 IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 """The image media types the Messages API takes inline."""
@@ -480,18 +481,14 @@ def to_request(
     return {"system": prompt, "messages": turns}
 
 
+def _text_piece(block: dict[str, Any]) -> str | None:
+    """A block's part in the flat text: its text, ``""`` for a text block without one."""
+    if block.get("type") != "text":
+        return None
+    text = block.get("text")
+    return text if isinstance(text, str) else ""
+
+
 def _joined_text(blocks: Iterable[dict[str, Any]]) -> str:
     """The text of the text blocks: adjacent ones joined, separated ones a blank line apart."""
-    runs: list[str] = []
-    run: list[str] = []
-    for block in blocks:
-        if block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                run.append(text)
-        elif run:
-            runs.append("".join(run))
-            run = []
-    if run:
-        runs.append("".join(run))
-    return _GAP.join(text for text in runs if text)
+    return joined_text(map(_text_piece, blocks))

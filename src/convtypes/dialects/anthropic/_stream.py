@@ -8,13 +8,14 @@ import msgspec
 
 from ..._messages import Message
 from .._block_stream import BlockStream, blocks_read
+from .._block_text import GAP
 from .._errors import StreamError, short
 from .._json import arguments_json, parse_arguments, plain
 from .._objects import PLAIN, dumps_as_declared, fields, flat, given
 from .._partial_json import read_partial_object
 from .._reply import Delta, Reply, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
 from ._reply import _read, _reply
-from ._wire import _CUT, _GAP
+from ._wire import _CUT
 
 # Events whose helper form carries the whole block or message snapshot:
 # read as an SDK object, only their type and index are taken.
@@ -574,7 +575,7 @@ class Accumulator(BlockStream):
                 return []
             if self._gap:  # as _text does: the blank line after other blocks
                 self._gap = False
-                piece = _GAP + piece
+                piece = GAP + piece
             self._said = True
             return [TextDelta(piece)]
         if delta_type == "input_json_delta":

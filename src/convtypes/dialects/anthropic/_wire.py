@@ -14,8 +14,6 @@ PROTOCOL: Final = "anthropic"
 _SDK_ONLY: Final = frozenset({"parsed_output"})
 # Stop reasons that cut the reply at a token limit, perhaps inside a block.
 _CUT: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
-# Between texts that other blocks separate, in the flat message's content.
-_GAP: Final = "\n\n"
 
 _usable_id = safe_id(64)
 

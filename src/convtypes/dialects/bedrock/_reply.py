@@ -25,6 +25,7 @@ from .._reply import Reply, StopReason
 from ._request import _cited_text, _replayable, _thought_items
 from ._wire import _CUT, _SERVER_CALL, PROTOCOL, _has_text, _member, _usable_id
 
+# The API's own rule for a tool's name (its service model).
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 

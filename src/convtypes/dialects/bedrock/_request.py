@@ -30,6 +30,7 @@ from ..._messages import (
 )
 from ..._unknown import UnknownBlock, UnknownMessage
 from .._bedrock_media import media_block
+from .._block_text import joined_text
 from .._cache import Cache, cache_ttl
 from .._errors import (
     DialectError,
@@ -49,7 +50,7 @@ from .._left_out import LeftOut, LeftOutKind, in_item, media_kind
 from .._send import tool_result_text, transcript_of
 from .._tools import spelled_name
 from ._cache_marks import _mark, _point
-from ._wire import _GAP, _SERVER_CALL, DIALECT, PROTOCOL, _copied, _has_text, _member, _usable_id
+from ._wire import _SERVER_CALL, DIALECT, PROTOCOL, _copied, _has_text, _member, _usable_id
 
 
 def _thought_items(thinking: Iterable[ThinkingBlock]) -> list[dict[str, Any]]:
@@ -158,18 +159,7 @@ def _text_of(block: object) -> str | None:
 
 def _joined_text(blocks: Iterable[object]) -> str:
     """The flat text of kept blocks: adjacent texts joined, separated ones a blank line apart."""
-    runs: list[str] = []
-    run: list[str] = []
-    for block in blocks:
-        text = _text_of(block)
-        if text is not None:
-            run.append(text)
-        elif run:
-            runs.append("".join(run))
-            run = []
-    if run:
-        runs.append("".join(run))
-    return _GAP.join(text for text in runs if text)
+    return joined_text(map(_text_of, blocks))
 
 
 class _Kept:

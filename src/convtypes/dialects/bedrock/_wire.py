@@ -9,12 +9,10 @@ DIALECT: Final = "Bedrock"
 PROTOCOL: Final = "bedrock-converse"
 """The ``protocol`` of the provider output items this dialect writes and replays."""
 
-# The API's own rules for a toolUseId and a tool's name (its service model).
+# The API's own rule for a toolUseId (its service model).
 _ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 # Stop reasons that cut the reply at a token limit, perhaps inside a block.
 _CUT: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
-# Between texts that other blocks separate, in the flat message's content.
-_GAP: Final = "\n\n"
 _SERVER_CALL: Final = "server_tool_use"
 
 
