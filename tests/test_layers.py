@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "convtypes._calls",
             "convtypes._fence",
             "convtypes._canonical",
+            "convtypes._pending",
         ),
     ),
     (
@@ -45,6 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "convtypes._codec",
             "convtypes._trim",
             "convtypes._address",
+            "convtypes._schema",
         ),
     ),
     ("files", ("convtypes._files",)),
