@@ -256,6 +256,36 @@ def test_every_message_and_block_type_maps_to_its_named_part() -> None:
     assert "c2lnbmVk" not in text and "ZW5jcnlwdGVk" not in text
 
 
+def test_inline_audio_and_video_by_data_url_are_blobs_as_images_are() -> None:
+    # A base64 data: URL is inline media, whatever its modality: a blob, whose payload
+    # truncation empties, never a uri that would carry the base64 as an address.
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.AudioUrlBlock(url="data:audio/wav;base64,UklGRgAAAAA=", sample_rate=8000),
+                ct.VideoUrlBlock(url="data:video/mp4;base64,AAAAIGZ0eXA=", fps=1.0),
+            )
+        )
+    ]
+    assert otel.input_messages(transcript)[0]["parts"] == [
+        {
+            "type": "blob",
+            "modality": "audio",
+            "mime_type": "audio/wav",
+            "content": "UklGRgAAAAA=",
+            "sample_rate": 8000,
+        },
+        {
+            "type": "blob",
+            "modality": "video",
+            "mime_type": "video/mp4",
+            "content": "AAAAIGZ0eXA=",
+            "fps": 1.0,
+        },
+    ]
+    assert problems(INPUT, otel.input_messages(transcript)) == []
+
+
 def _why(index: int, what: str) -> str:
     found = [
         piece for piece in otel.left_out(_EVERY) if piece.index == index and piece.what == what
@@ -996,6 +1026,26 @@ def test_truncate_cuts_the_longest_content_and_marks_it() -> None:
     assert _size(system) <= 70 and system[0]["truncated"] == {"/content": 50}
 
 
+def test_truncate_cuts_a_call_s_argument_named_type_like_any_other() -> None:
+    # "type" names a part (or a provider's block); in a call's arguments it is the
+    # caller's value, and left whole it held the export far over its budget.
+    transcript = [
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="c", name="f", arguments={"type": "y" * 3000, "q": "x" * 3000}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="c", content="ok"),
+    ]
+    cut = otel.input_messages(transcript, truncate=500)
+    assert _size(cut) <= 500
+    assert problems(INPUT, cut) == []
+    part = cut[0]["parts"][0]
+    assert part["truncated"] == {"/arguments/type": 3000, "/arguments/q": 3000}
+    assert part["type"] == "tool_call" and part["name"] == "f" and part["id"] == "c"
+    assert cut[1] == otel.input_messages(transcript)[1]
+
+
 @settings(max_examples=examples(100, 30))
 @given(
     texts=st.lists(st.text(max_size=300), min_size=1, max_size=6),
@@ -1062,6 +1112,13 @@ def test_what_this_version_does_not_know_raises_wire_error_naming_it(call: Any, 
     assert raised.value.path == path
 
 
+class _SdkMessage:
+    """A message as a provider SDK's object holds it: a role, content, and no convtypes type."""
+
+    role = "assistant"
+    content = "hi"
+
+
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
@@ -1073,6 +1130,18 @@ def test_what_this_version_does_not_know_raises_wire_error_naming_it(call: Any, 
             "item 1 is a int",
         ),
         (lambda: otel.left_out([{"role": "user", "content": "a"}]), TypeError, "item 0 is a dict"),
+        # A provider SDK's message has a role, and is still no message of convtypes.
+        (lambda: otel.input_messages([_SdkMessage()]), TypeError, "item 0 is a _SdkMessage"),
+        (
+            lambda: otel.system_instructions([_SdkMessage()]),
+            TypeError,
+            "item 0 is a _SdkMessage",
+        ),
+        (
+            lambda: otel.output_messages(Reply(messages=[_SdkMessage()], stop_reason="end_turn")),  # type: ignore[list-item]
+            TypeError,
+            "item 0 is a _SdkMessage",
+        ),
         (lambda: otel.left_out(None), TypeError, "not a NoneType"),  # type: ignore[arg-type]
         (
             lambda: otel.system_instructions([ct.SystemMessage(content="a"), "b"]),

@@ -119,7 +119,16 @@ def block_part(block: object, index: int, position: int) -> Part:
     elif kind in (VideoUrlBlock, AudioUrlBlock):
         assert isinstance(block, (VideoUrlBlock, AudioUrlBlock))
         modality = "video" if kind is VideoUrlBlock else "audio"
-        part = {"type": "uri", "modality": modality, "uri": block.url}
+        inline = _data_url(block.url)
+        if inline is not None:  # inline media, as for an image: its payload is no URI
+            part = {
+                "type": "blob",
+                "modality": modality,
+                "mime_type": inline[0],
+                "content": inline[1],
+            }
+        else:
+            part = {"type": "uri", "modality": modality, "uri": block.url}
     elif kind in (VideoPathBlock, AudioPathBlock):
         assert isinstance(block, (VideoPathBlock, AudioPathBlock))
         modality = "video" if kind is VideoPathBlock else "audio"

@@ -50,7 +50,9 @@ class _Slot:
 def _slots(part: dict[str, Any], container: Any, path: tuple[Any, ...], found: list[_Slot]) -> None:
     pairs = container.items() if isinstance(container, dict) else enumerate(container)
     for key, value in pairs:
-        if key == "type" or (not path and key in _STRUCTURE):
+        # A ``type`` names a part or a provider's block; inside a call's
+        # arguments it is the caller's own value, and is cut like any other.
+        if (key == "type" and path[:1] != ("arguments",)) or (not path and key in _STRUCTURE):
             continue
         if isinstance(value, str):
             if value:
