@@ -1097,6 +1097,32 @@ def test_truncate_cuts_a_call_s_argument_named_type_like_any_other() -> None:
     assert cut[1] == otel.input_messages(transcript)[1]
 
 
+def test_a_cut_export_set_as_docs_otel_md_says_fits_a_tracer_s_attribute_limit() -> None:
+    # The budget is counted on compact JSON with non-ASCII kept, the form the docs
+    # page sets on a span; the SDK's limit counts characters and cuts past it, which
+    # json.dumps's defaults (spaces, ü as an escape of 6) would reach, leaving no JSON.
+    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    budget = 300
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(span_limits=SpanLimits(max_attribute_length=budget))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    transcript = [ct.UserMessage(content="Grüße aus Köln, 東京 😀 " * 40)]
+    cut = otel.input_messages(transcript, truncate=budget)
+    with provider.get_tracer("test").start_as_current_span("chat") as span:
+        span.set_attribute(
+            "gen_ai.input.messages", json.dumps(cut, separators=(",", ":"), ensure_ascii=False)
+        )
+        span.set_attribute("as.json.dumps.writes.it", json.dumps(cut))
+    recorded = exporter.get_finished_spans()[0].attributes
+    assert recorded is not None
+    assert json.loads(str(recorded["gen_ai.input.messages"])) == cut
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(str(recorded["as.json.dumps.writes.it"]))
+
+
 @settings(max_examples=examples(100, 30))
 @given(
     texts=st.lists(st.text(max_size=300), min_size=1, max_size=6),
