@@ -286,6 +286,35 @@ def test_inline_audio_and_video_by_data_url_are_blobs_as_images_are() -> None:
     assert problems(INPUT, otel.input_messages(transcript)) == []
 
 
+def test_a_local_path_is_a_uri_a_reader_takes_for_that_path() -> None:
+    # A Windows path from a drive is absolute, a file: URI; a relative path with a
+    # colon in it must not read as a URI of some scheme ("C:", "take:").
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.VideoPathBlock(path="C:\\clips\\my clip.mp4"),
+                ct.AudioPathBlock(path="d:/takes/a.wav"),
+                ct.AudioPathBlock(path="take:2.wav"),
+                ct.AudioPathBlock(path="/srv/a:b.wav"),
+            )
+        )
+    ]
+    uris = [part["uri"] for part in otel.input_messages(transcript)[0]["parts"]]
+    assert uris == [
+        "file:///C:/clips/my%20clip.mp4",
+        "file:///d:/takes/a.wav",
+        "take%3A2.wav",
+        "file:///srv/a:b.wav",
+    ]
+
+
+def test_a_result_of_a_provenance_this_version_does_not_know_is_external() -> None:
+    message = ct.decode_lenient_message(
+        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"partner"}'
+    )
+    assert otel.input_messages([message])[0]["parts"][0]["provenance"] == "external"
+
+
 def _why(index: int, what: str) -> str:
     found = [
         piece for piece in otel.left_out(_EVERY) if piece.index == index and piece.what == what
@@ -862,10 +891,12 @@ def held_strings(transcript: list[Any]) -> list[tuple[int, str, str]]:
     return found
 
 
-# Keys whose values are opaque to a reader, in any provider's items.
+# Keys whose values are opaque to a reader: a thinking block's (as the wire names
+# them), and those of any provider's items.
 _OPAQUE_KEYS = frozenset(
     {
         "signature",
+        "redacted_data",
         "thought_signature",
         "encrypted_content",
         "encrypted_index",
@@ -875,38 +906,35 @@ _OPAQUE_KEYS = frozenset(
 )
 
 
-def _opaque(value: Any, found: list[str], inside: bool = False) -> None:
+def _split(value: Any, secrets: list[str], plain: list[str], inside: bool = False) -> None:
+    """The strings of a JSON value: under an opaque key to ``secrets``, else to ``plain``."""
     if isinstance(value, str):
-        if inside:
-            found.append(value)
+        (secrets if inside else plain).append(value)
     elif isinstance(value, dict):
         redacted = value.get("type") == "redacted_thinking"
         for key, inner in value.items():
+            plain.append(key)
             hidden = inside or key in _OPAQUE_KEYS or (redacted and key == "data")
-            _opaque(inner, found, hidden)
+            _split(inner, secrets, plain, hidden)
     elif isinstance(value, list):
         for inner in value:
-            _opaque(inner, found, inside)
+            _split(inner, secrets, plain, inside)
 
 
 def leaked(transcript: list[Any], exported: list[Any]) -> list[str]:
     """Each opaque string of the transcript (a signature, redacted or encrypted state)
-    found in the export. One that the transcript also holds as content (a short
-    string drawn twice) proves nothing, and is not looked for."""
+    found in the export. A short one, or one the transcript also holds as content,
+    proves nothing by being found, and is not looked for."""
     secrets: list[str] = []
-    for message in transcript:
-        if isinstance(message, ct.AssistantMessage):
-            for thought in message.thinking:
-                secrets += [text for text in (thought.signature, thought.redacted_data) if text]
-        elif isinstance(message, ct.ProviderOutputItemsMessage):
-            _opaque(list(message.items), secrets)
-    kept = set(secrets)
-    content = [text for _, _, text in held_strings(transcript) if text not in kept]
+    plain: list[str] = []
+    _split(json.loads(ct.encode(transcript)), secrets, plain)
     pool = [text for _, text in _strings(exported, (), True)]
     return [
         f"{secret!r:.80}"
-        for secret in kept
-        if not any(secret in text for text in content) and any(secret in text for text in pool)
+        for secret in set(secrets)
+        if len(secret) >= 8
+        and not any(secret in text for text in plain)
+        and any(secret in text for text in pool)
     ]
 
 
@@ -930,6 +958,7 @@ def unexported(transcript: list[Any], exported: list[Any], left: list[LeftOut]) 
     """Each string of the transcript found neither in the export nor under a left-out place."""
     pool = [text for _, text in _strings(exported, (), True)]
     pool += [unquote(text) for text in pool if "%" in text]  # a local path, as a URI
+    pool += [text[8:].replace("/", "\\") for text in pool if text.startswith("file:///")]
     missing: list[str] = []
     for index, place, text in held_strings(transcript):
         if not text or any(_named(piece, index, place) for piece in left):
