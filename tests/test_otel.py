@@ -1152,6 +1152,21 @@ def test_a_cut_export_set_as_docs_otel_md_says_fits_a_tracer_s_attribute_limit()
         json.loads(str(recorded["as.json.dumps.writes.it"]))
 
 
+def test_truncate_keeps_an_image_s_detail_which_is_a_setting_not_content() -> None:
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.ImageUrlBlock(url="https://img.example/a.png", detail="high"),
+                ct.TextBlock(text="x" * 500),
+            )
+        )
+    ]
+    for budget in (0, 150):
+        part = otel.input_messages(transcript, truncate=budget)[0]["parts"][0]
+        assert part["detail"] == "high"
+        assert "/detail" not in part.get("truncated", {})
+
+
 @settings(max_examples=examples(100, 30))
 @given(
     texts=st.lists(st.text(max_size=300), min_size=1, max_size=6),

@@ -23,7 +23,10 @@ _ENCODE: Final = msgspec.json.Encoder()
 _DECODE: Final = msgspec.json.Decoder()
 
 # Fields that say what a part is, not what it holds: never cut.
-_STRUCTURE: Final = frozenset({"type", "id", "name", "role", "mime_type", "modality", "provenance"})
+# An image's ``detail`` is a setting, not content: cut, it would say another thing.
+_STRUCTURE: Final = frozenset(
+    {"type", "id", "name", "role", "mime_type", "modality", "provenance", "detail"}
+)
 
 
 class _Slot:
