@@ -6,7 +6,8 @@ the value as compact JSON (what a tracer stores when it serialises the
 attribute). Only strings inside parts are cut, and the longest first: each
 string longer than a common cap is cut to it, the cap chosen as high as the
 budget allows, so that short texts survive whole. Structure (roles, part
-types, ids, names, MIME types) is never cut. A part that lost something says
+types, ids, names, MIME types, an image's detail) is never cut; a ``type``
+inside a call's arguments is the caller's, and is. A part that lost something says
 so in a ``truncated`` field: a JSON Pointer into the part for each string
 cut, with that string's length before the cut, in bytes.
 """
