@@ -266,6 +266,26 @@ def test_two_ops_with_one_id_the_smaller_json_wins_in_any_order() -> None:
         assert tree.ops() == [root, winner, loser, child]
 
 
+def test_one_op_in_two_spellings_folds_to_the_same_bytes_in_any_order() -> None:
+    # A device in another language relays an op: its map reorders the
+    # arguments and writes 1.0 for 1. The op is equal (one address), but
+    # its bytes differ; the tree must not keep whichever came first.
+    ours = decode_op(
+        b'{"op":"add","id":"1@a","device":"a","clock":1,"messages":[{"role":"assistant",'
+        b'"content":"","tool_calls":[{"id":"c","name":"f","arguments":{"x":1,"y":2}}]}]}'
+    )
+    relayed = decode_op(
+        b'{"messages":[{"tool_calls":[{"arguments":{"y":2,"x":1.0},"name":"f","id":"c"}],'
+        b'"content":"","role":"assistant"}],"clock":1,"device":"a","id":"1@a","op":"add"}'
+    )
+    assert ours == relayed and encode_op(ours) != encode_op(relayed)
+    first, second = fold([ours, relayed]), fold([relayed, ours])
+    assert ct.encode(first.transcript()) == ct.encode(second.transcript())
+    assert encode_op(first.node("1@a")) == encode_op(second.node("1@a"))
+    assert first.conflicts == second.conflicts == []
+    assert [encode_op(op) for op in first.ops()] == [encode_op(op) for op in second.ops()]
+
+
 def test_unknown_op_kinds_are_kept_and_reported_not_applied() -> None:
     _, ops = conversation()
     pin = UnknownOp(op="pin", raw=b'{"op":"pin","node":"1@phone"}')

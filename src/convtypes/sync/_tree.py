@@ -14,7 +14,10 @@ given, never on their order, and a duplicate changes nothing:
 - two different ops with the same id (a device that reused a clock after
   losing its state) are both kept, and the one whose JSON
   (:func:`encode_op`) sorts first by byte is the node; the other is listed
-  in :attr:`Tree.conflicts`;
+  in :attr:`Tree.conflicts`. One op in two spellings (another writer's key
+  order or ``1.0`` for ``1``: equal, with one address) is kept the same
+  way, so the node's bytes do not depend on which came first, but it is no
+  conflict;
 - an op of a kind this version does not know is kept, listed in
   :attr:`Tree.unknown`, and applies nothing.
 """
@@ -114,7 +117,7 @@ class Tree:
                 else:
                     self._waiting.setdefault(after, []).append(node)
                 return True
-            if existing == op:
+            if existing is op:
                 return False
             return self._rival(existing, op)
         if isinstance(op, UnknownOp):
@@ -149,17 +152,27 @@ class Tree:
             stack.extend(waiting.pop(child, ()))
 
     def _rival(self, existing: AddMessages, op: AddMessages) -> bool:
-        """A second, different op with an id already held: keep both, and pick one."""
+        """A second op with an id already held: keep both if their bytes differ, and pick one.
+
+        Bytes, not ``==``: an equal op in another writer's spelling (keys
+        reordered, ``1.0`` for ``1``) is kept too, so that the node's bytes
+        are the same whichever spelling came first.
+        """
         rivals = self._rivals.get(op.id)
-        if rivals is None:
-            rivals = self._rivals[op.id] = {encode_op(existing): existing}
         key = encode_op(op)
+        if rivals is None:
+            held = encode_op(existing)
+            if key == held:
+                return False  # a plain duplicate: the common case, and nothing kept
+            rivals = self._rivals[op.id] = {held: existing}
         if key in rivals:
             return False
         rivals[key] = op
         winner = rivals[min(rivals)]
         if winner is not existing:
             self._ops[op.id] = winner
+            if winner.after == existing.after:
+                return True  # the same place in the tree: only the bytes change
             self._joined.clear()
             self._leaves.clear()
             self._waiting.clear()
@@ -250,7 +263,9 @@ class Tree:
         """Ops that lost to another op with the same id (see the module's rules)."""
         lost: list[AddMessages] = []
         for node, rivals in sorted(self._rivals.items()):
-            lost.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] is not self._ops[node])
+            node_op = self._ops[node]
+            # Another spelling of the node's own op is no conflict.
+            lost.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] != node_op)
         return lost
 
     def ops(self) -> list[LenientOp]:
