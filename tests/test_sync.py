@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -20,6 +21,7 @@ from convtypes.sync import (
     encode_op,
     fold,
     op_id,
+    read_ops,
 )
 
 USER = ct.UserMessage(content="Weather in Oslo?")
@@ -120,6 +122,12 @@ def line(**changes: Any) -> bytes:
         (b'{"op":"add","id":"1@a"', "$.id", "expected more JSON"),
         (line(after="1@a"), "$.after", "expected an op to follow"),
         (line(after=7), "$.after", "expected str | null, got int"),
+        # In a field the op keeps as it is (unknown), or in an op of an
+        # unknown kind: still the library's error, at the place.
+        (line(z="")[:-2] + b'\xff"}', "$.z", "expected UTF-8 text"),
+        (b'{"op":"later","z":"\xff"}', "$.z", "expected UTF-8 text"),
+        (line(z=0)[:-2] + b"1e400}", "$.z", "expected a number within the range"),
+        (b'{"op":"later","z":1e400}', "$.z", "expected a number within the range"),
     ],
 )
 def test_reading_a_bad_op_names_the_place(data: bytes, path: str, reason: str) -> None:
@@ -127,6 +135,21 @@ def test_reading_a_bad_op_names_the_place(data: bytes, path: str, reason: str) -
         decode_op(data)
     assert caught.value.path == path
     assert caught.value.reason.startswith(reason), caught.value.reason
+
+
+@pytest.mark.parametrize("data", [5, None, [1], {"op": "add"}])
+def test_decode_op_refuses_what_is_not_bytes_or_text(data: Any) -> None:
+    with pytest.raises(TypeError, match="decode_op reads bytes, bytearray, memoryview or str"):
+        decode_op(data)
+
+
+def test_a_bad_line_in_a_log_is_a_wire_error_at_its_place(tmp_path: Path) -> None:
+    log = tmp_path / "ops.jsonl"
+    log.write_bytes(line() + b"\n" + line(id="1@b", device="b")[:-1] + b',"z":"\xff"}\n')
+    with pytest.raises(ct.WireError) as caught:
+        read_ops(log)
+    assert (caught.value.line, caught.value.path) == (2, "$.z")
+    assert caught.value.reason.startswith("expected UTF-8 text")
 
 
 def test_an_op_nested_too_deep_is_refused_before_anything_recurses() -> None:

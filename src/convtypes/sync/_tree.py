@@ -161,10 +161,10 @@ class Tree:
         rivals = self._rivals.get(op.id)
         key = encode_op(op)
         if rivals is None:
-            held = encode_op(existing)
-            if key == held:
+            spelled = encode_op(existing)
+            if key == spelled:
                 return False  # a plain duplicate: the common case, and nothing kept
-            rivals = self._rivals[op.id] = {held: existing}
+            rivals = self._rivals[op.id] = {spelled: existing}
         if key in rivals:
             return False
         rivals[key] = op
