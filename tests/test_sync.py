@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import rfc8785
 
 import convtypes as ct
 from convtypes.sync import (
@@ -287,6 +288,24 @@ def test_two_ops_with_one_id_the_smaller_json_wins_in_any_order() -> None:
         assert tree.conflicts == [loser]
         assert tree.heads() == ["3@a"]
         assert tree.ops() == [root, winner, loser, child]
+
+
+def test_of_two_ops_with_one_id_every_language_picks_the_same() -> None:
+    # The rule must not hang on how convtypes happens to write JSON: the
+    # winner is the op whose RFC 8785 bytes (here from the rfc8785 package,
+    # as a program in another language would make them) sort first.
+    root = add(1, "a", None, USER)
+
+    def call(arguments: dict[str, Any]) -> AddMessages:
+        tool = ct.ToolCall(id="c1", name="f", arguments=arguments)
+        return add(2, "b", root.id, ct.AssistantMessage(tool_calls=(tool,)))
+
+    one, other = call({"z": 1, "a": 0}), call({"b": 0})
+    by_rfc8785 = min((one, other), key=lambda op: rfc8785.dumps(json.loads(encode_op(op))))
+    assert by_rfc8785 is one and min((one, other), key=encode_op) is other
+    for order in ([root, one, other], [other, one, root]):
+        tree = fold(order)
+        assert tree.node("2@b") == one and tree.conflicts == [other]
 
 
 def test_one_op_in_two_spellings_folds_to_the_same_bytes_in_any_order() -> None:

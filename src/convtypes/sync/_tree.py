@@ -12,12 +12,13 @@ given, never on their order, and a duplicate changes nothing:
   those the one whose ``device`` sorts last (by code point): the latest
   write, in the order of Lamport clocks, wins;
 - two different ops with the same id (a device that reused a clock after
-  losing its state) are both kept, and the one whose JSON
-  (:func:`encode_op`) sorts first by byte is the node; the other is listed
-  in :attr:`Tree.conflicts`. One op in two spellings (another writer's key
-  order or ``1.0`` for ``1``: equal, with one address) is kept the same
-  way, so the node's bytes do not depend on which came first, but it is no
-  conflict;
+  losing its state) are both kept, and the one whose canonical bytes (the
+  op's JSON with each message canonical, in RFC 8785 form: what every
+  language writes alike) sort first is the node; the other is listed in :attr:`Tree.conflicts`. One op
+  in two spellings (another writer's key order or ``1.0`` for ``1``: equal,
+  with one address) is kept the same way, the spelling whose JSON
+  (:func:`encode_op`) sorts first being the node, so the node's bytes do
+  not depend on which came first; it is no conflict;
 - an op of a kind this version does not know is kept, listed in
   :attr:`Tree.unknown`, and applies nothing.
 """
@@ -26,8 +27,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
+import msgspec
+
+from .._address import canonical
+from .._canonical import canonical_json
 from .._conversation import Problem, check_conversation
 from .._messages import (
     MESSAGE_TYPES,
@@ -37,6 +42,8 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownMessage
+from .._value import is_carrier
+from .._value import unknown_fields as kept_fields
 from ._ops import MAX_CLOCK, AddMessages, LenientOp, UnknownOp, encode_op, op_id
 
 __all__ = ["BranchError", "Tree", "fold"]
@@ -44,6 +51,7 @@ __all__ = ["BranchError", "Tree", "fold"]
 # The problems of check_conversation that Tree.append refuses to create.
 REFUSED: Final = frozenset({"unanswered-call", "unknown-call"})
 _MESSAGE_KINDS: Final = (*MESSAGE_TYPES, UnknownMessage)
+_decode: Final = msgspec.json.decode
 
 
 class BranchError(ValueError):
@@ -168,7 +176,7 @@ class Tree:
         if key in rivals:
             return False
         rivals[key] = op
-        winner = rivals[min(rivals)]
+        winner = min(rivals.items(), key=_rank_rival)[1]
         if winner is not existing:
             self._ops[op.id] = winner
             if winner.after == existing.after:
@@ -360,6 +368,27 @@ def _new_problems(base: list[LenientMessage], added: list[LenientMessage]) -> li
         else:
             new.append(problem)
     return new
+
+
+def canonical_op(op: AddMessages) -> bytes:
+    """The op's canonical bytes: its JSON, each message canonical, written as RFC 8785 writes.
+
+    What every language makes alike (docs/identity.md), where ``encode_op``
+    bytes hang on how this library lays out a number.
+    """
+    wire: dict[str, Any] = {"op": "add", "id": op.id, "device": op.device, "clock": op.clock}
+    if op.after is not None:
+        wire["after"] = op.after
+    if is_carrier(type(op)):
+        for key, extra in kept_fields(op).items():
+            wire.setdefault(key, extra)
+    wire["messages"] = [_decode(canonical(message)) for message in op.messages]
+    return canonical_json(wire)
+
+
+def _rank_rival(item: tuple[bytes, AddMessages]) -> tuple[bytes, bytes]:
+    """Rivals by canonical bytes; one op's spellings, equal there, by their JSON."""
+    return canonical_op(item[1]), item[0]
 
 
 def fold(ops: Iterable[LenientOp]) -> Tree:
