@@ -14,11 +14,12 @@ given, never on their order, and a duplicate changes nothing:
 - two different ops with the same id (a device that reused a clock after
   losing its state) are both kept, and the one whose canonical bytes (the
   op's JSON with each message canonical, in RFC 8785 form: what every
-  language writes alike) sort first is the node; the other is listed in :attr:`Tree.conflicts`. One op
-  in two spellings (another writer's key order or ``1.0`` for ``1``: equal,
-  with one address) is kept the same way, the spelling whose JSON
-  (:func:`encode_op`) sorts first being the node, so the node's bytes do
-  not depend on which came first; it is no conflict;
+  language writes alike) sort first is the node; the other is listed in
+  :attr:`Tree.conflicts`. One op in two spellings (another writer's key
+  order or ``1.0`` for ``1``: equal, with one address) is kept the same
+  way, the spelling whose JSON (:func:`encode_op`) sorts first being the
+  node, so the node's bytes do not depend on which came first; it is no
+  conflict;
 - an op of a kind this version does not know is kept, listed in
   :attr:`Tree.unknown`, and applies nothing.
 """
