@@ -569,6 +569,17 @@ def test_the_command_prints_one_address_per_message(
     assert _run(["address", "--chain", str(oplog)], capsys) == (0, chain, "")
 
 
+def test_the_chain_of_a_file_without_messages_is_the_empty_transcripts(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --chain's last line is the file's address, so that two devices' files
+    # compare by it; a file with no message has one too.
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"\n")
+    assert _run(["address", "--chain", str(empty)], capsys) == (0, ct.address([]) + "\n", "")
+    assert _run(["address", str(empty)], capsys) == (0, "", "")
+
+
 def test_the_command_names_the_place_of_a_bad_document(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
