@@ -177,6 +177,29 @@ def test_a_reader_following_an_appender_gets_every_op_once(tmp_path: Path) -> No
     assert reads > 1
 
 
+def test_a_line_that_grows_while_a_batch_is_read_waits_for_the_next_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # readlines() on a file that an appender is writing reads up to its end,
+    # returns the line there without its newline, and goes on: the rest of
+    # that line, written meanwhile, comes as a line of its own in the same
+    # batch. Here the batch is made so, as a live log makes it at random.
+    import convtypes.sync._files as files
+
+    path = tmp_path / "live.jsonl"
+    ops = chain(3)
+    lines = [encode_op(op) + b"\n" for op in ops]
+    path.write_bytes(b"".join(lines))
+    cut = len(lines[1]) // 2
+    batch = [lines[0], lines[1][:cut], lines[1][cut:], lines[2]]
+    monkeypatch.setattr(files, "line_batches", lambda *_, **__: iter([(1, 0, batch)]))
+    got, cursor = read_ops(path)
+    assert got == ops[:1] and cursor == len(lines[0])
+    monkeypatch.undo()
+    rest, cursor = read_ops(path, cursor)
+    assert got + rest == ops and cursor == path.stat().st_size
+
+
 NEWER_LOG = (
     b'{"op":"add","id":"1@phone","device":"phone","clock":1,'
     b'"messages":[{"role":"system","content":"Be terse.","cache":"1h"},'
