@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import convtypes as ct
-from convtypes._cli import transcript_schema_text
+from convtypes._schema import transcript_schema_text
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"

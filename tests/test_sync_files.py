@@ -93,8 +93,9 @@ def test_every_cut_of_an_append_leaves_whole_ops_only(tmp_path: Path) -> None:
             assert read_ops(cut)[0] == [*ops[:whole], extra]
 
 
-def _child_appends(path: Path, ops: list[AddMessages], batch: int, acks: int) -> None:
+def _child_appends(path: Path, ops: list[AddMessages], batch: int, acks: int, go: int) -> None:
     try:
+        os.write(go, b".")  # about to append: the parent's clock starts now
         for start in range(0, len(ops), batch):
             append_ops(path, ops[start : start + batch], fsync=False)
             os.write(acks, b"%d\n" % min(start + batch, len(ops)))
@@ -106,18 +107,23 @@ def test_kills_at_random_points_of_append_lose_nothing_acknowledged(tmp_path: Pa
     rng = random.Random(36)
     ops = chain(100, size=1 << 16)
     extra = chain(1, device="b")[0]
-    torn, kill = 0, -1
-    # At least 200 kills; on a busy machine fewer of them land inside a write,
-    # so it goes on (up to 2,000) until enough have for the test to mean something.
-    while (kill := kill + 1) < 200 or (torn < 10 and kill < 2000):
+    torn = 0
+    for kill in range(200):
         path = tmp_path / f"kill-{kill}.jsonl"
         batch = 1 if kill % 2 else 3
         read_end, write_end = os.pipe()
+        go_read, go_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             os.close(read_end)
-            _child_appends(path, ops, batch, write_end)
+            os.close(go_read)
+            _child_appends(path, ops, batch, write_end, go_write)
         os.close(write_end)
+        os.close(go_write)
+        # The delay counts from the child's first append, not from the fork,
+        # so a busy machine that is slow to start the child moves nothing.
+        os.read(go_read, 1)
+        os.close(go_read)
         until = time.perf_counter() + rng.uniform(0, 0.004)
         while time.perf_counter() < until:  # sleep() oversleeps on a busy machine
             pass
@@ -127,7 +133,7 @@ def test_kills_at_random_points_of_append_lose_nothing_acknowledged(tmp_path: Pa
             acknowledged = max((int(n) for n in acks.read().split()), default=0)
         if not path.exists():
             assert acknowledged == 0
-            continue  # killed before its first write
+            continue
         data = path.read_bytes()
         torn += not data.endswith(b"\n") and bool(data)
         read, cursor = read_ops(path)
