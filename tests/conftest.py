@@ -21,3 +21,7 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default")
 )
+
+# In CI (CONVTYPES_REQUIRE_ALL=1) a test dependency that fails to import
+# fails the run instead of skipping the tests that need it.
+pytest_plugins = ["require_all"]

@@ -232,6 +232,38 @@ def _private_names(package: Any) -> set[str]:
     return names
 
 
+def _type_variables(package: Any) -> dict[str, Any]:
+    """The package's type variables, by the name the reference shows them under."""
+    import griffe
+
+    found = {}
+    for obj in _extension("sphinx_roles")._objects(package):
+        value = getattr(obj, "value", None)
+        if isinstance(value, griffe.ExprCall) and str(value.function) == "TypeVar":
+            found[obj.name.lstrip("_")] = obj
+    return found
+
+
+def test_type_variables_show_as_type_variables_with_their_bounds(
+    loaded: tuple[Any, Any],
+) -> None:
+    package, _ = loaded
+    assert {"T", "Value", "SomeMessage"} <= set(_type_variables(package))
+    decode = package["decode"]
+    first = decode.overloads[0]
+    # decode(data, type: type[Value]) -> Value, not the bound's long union.
+    assert str(first.parameters["type"].annotation) == "type[Value]"
+    assert str(first.returns) == "Value"
+    note = decode.docstring.value.rsplit("\n\n", 1)[-1]
+    assert note.startswith("Type variables: ``Value`` is bound to ``")
+    assert "SystemMessage" in note
+
+
+def test_an_overloaded_function_shows_its_overloads_only() -> None:
+    config = (ROOT / "mkdocs.yml").read_text("utf-8")
+    assert "overloads_only: true\n" in config
+
+
 def test_no_private_name_shows_in_the_reference(loaded: tuple[Any, Any]) -> None:
     import griffe
 
@@ -239,6 +271,8 @@ def test_no_private_name_shows_in_the_reference(loaded: tuple[Any, Any]) -> None
     public_api = _extension("public_api").Public(package)
     private = _private_names(package)
     assert {"Data", "Encodable", "_Value", "_Message", "_ToolResultChanges"} <= private
+    # A type variable is shown as one, by its name without underscores.
+    private -= set(_type_variables(package))
     shown = []
     for path, obj in _shown(package):
         for expr in _expressions(obj):

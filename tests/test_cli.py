@@ -18,6 +18,15 @@ EXAMPLES = ROOT / "examples"
 SCRIPT = Path(sys.executable).parent / ("convtypes.exe" if os.name == "nt" else "convtypes")
 
 
+# What the summary says of the checks a run left out (see
+# test_the_summary_counts_only_the_checks_that_ran).
+_CANONICAL = "re-save changes (--canonical)"
+_STRICT = "unknown fields and repeated keys (--strict)"
+NOT_CANONICAL = f"; not checked: {_CANONICAL}"
+NOT_STRICT = f"; not checked: {_STRICT}"
+NOTHING_MORE = f"; not checked: {_CANONICAL}, {_STRICT}"
+
+
 def run(
     *args: str | Path, stdin: bytes = b"", cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
@@ -56,9 +65,7 @@ def test_broken_examples_report_each_location() -> None:
     result = run("check", "examples/broken/")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[-1] == (
-        "7 files, 12 documents, 5 messages, 7 errors, 0 would change on re-save, 0 strict findings"
-    )
+    assert lines[-1] == ("7 files, 12 documents, 5 messages, 7 errors" + NOTHING_MORE)
     expected = {
         "examples/broken/missing-field.jsonl:1:1: $: missing required field 'tool_use_id'",
         "examples/broken/not-utf8.jsonl:2:30: $.content: "
@@ -87,7 +94,7 @@ def test_one_bad_line_does_not_stop_the_rest(tmp_path: Path) -> None:
     assert result.stdout.splitlines() == [
         f"{path}:2:1: $: missing required field 'content'",
         f"{path}:5:5: $: malformed JSON: invalid character",
-        "1 file, 5 documents, 3 messages, 2 errors, 0 would change on re-save, 0 strict findings",
+        "1 file, 5 documents, 3 messages, 2 errors" + NOTHING_MORE,
     ]
 
 
@@ -130,7 +137,7 @@ def test_canonical_reports_what_a_resave_would_change(tmp_path: Path) -> None:
         f"{path}:4:68: $.provenance: 'provenance' holds its default and would be left out",
         f"{path}:5:76: $.content[0].fps: value would change from 29.970000001 to 29.97",
         f"{path}:6:1: $: formatting would change (white space, escapes or the spelling of numbers)",
-        "1 file, 7 documents, 7 messages, 0 errors, 6 would change on re-save, 0 strict findings",
+        "1 file, 7 documents, 7 messages, 0 errors, 6 would change on re-save" + NOT_STRICT,
     ]
 
 
@@ -146,7 +153,7 @@ def test_strict_reports_unknown_fields_and_repeated_keys(tmp_path: Path) -> None
     assert result.stdout.splitlines() == [
         f"{path}:1:30: $.content: key is repeated",
         f"{path}:2:37: $.meta: unknown field 'meta' would be dropped",
-        "1 file, 3 documents, 3 messages, 0 errors, 0 would change on re-save, 2 strict findings",
+        "1 file, 3 documents, 3 messages, 0 errors, 2 strict findings" + NOT_CANONICAL,
     ]
 
 
@@ -166,7 +173,7 @@ def test_stdin_and_json_output() -> None:
             "'assistant', 'tool_result', 'provider_output_items', got 'tool'",
         }
     ]
-    assert "1 error," in result.stderr
+    assert "0 messages, 1 error; not checked: " in result.stderr
 
 
 def test_directories_are_walked_recursively(tmp_path: Path) -> None:
@@ -204,8 +211,7 @@ def test_large_jsonl(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         f"{path}:50001:1: $: missing required field 'tool_use_id'",
-        "1 file, 50001 documents, 50000 messages, 1 error, 0 would change on re-save, "
-        "0 strict findings",
+        "1 file, 50001 documents, 50000 messages, 1 error" + NOTHING_MORE,
     ]
 
 
@@ -276,7 +282,7 @@ def test_stdin_streams_jsonl_and_explains_a_repeated_key() -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "-:2:30: $.content: a re-save keeps only the last value of this repeated key",
-        "1 file, 2 documents, 2 messages, 0 errors, 1 would change on re-save, 0 strict findings",
+        "1 file, 2 documents, 2 messages, 0 errors, 1 would change on re-save" + NOT_STRICT,
     ]
 
 
@@ -315,7 +321,7 @@ def test_lenient_strict_check_reports_a_newer_writers_provenance(tmp_path: Path)
     assert kept.stdout.splitlines() == [
         f"{path}:1:68: $.provenance: unknown provenance 'partner' kept as it was "
         "(it is not trusted)",
-        "1 file, 2 documents, 2 messages, 0 errors, 0 would change on re-save, 1 strict finding",
+        "1 file, 2 documents, 2 messages, 0 errors, 1 strict finding" + NOT_CANONICAL,
     ]
     assert run("check", "--lenient", "--canonical", path).returncode == 0
 
@@ -335,7 +341,7 @@ def test_canonical_counts_documents_not_findings(tmp_path: Path) -> None:
         f"{path}:1:37: $.name: unknown field 'name' would be dropped",
         f"{path}:1:50: $.mood: unknown field 'mood' would be dropped",
         f"{path}:2:1: $.tool_calls: 'tool_calls' would be written out with its default []",
-        "1 file, 3 documents, 3 messages, 0 errors, 2 would change on re-save, 0 strict findings",
+        "1 file, 3 documents, 3 messages, 0 errors, 2 would change on re-save" + NOT_STRICT,
     ]
     # Under --strict the unknown fields are strict findings, one by one; the
     # document still counts once as one a re-save would change.
@@ -442,11 +448,11 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     path.write_bytes(b'{"role":"user","content":"a","content":"b"}\n')
     done = run("check", "--strict", path)
     assert done.stdout.splitlines()[-1] == (
-        "1 file, 1 document, 1 message, 0 errors, 0 would change on re-save, 1 strict finding"
+        "1 file, 1 document, 1 message, 0 errors, 1 strict finding" + NOT_CANONICAL
     )
     path.write_bytes(b'{"role":"user"}\n')
     assert run("check", path).stdout.splitlines()[-1] == (
-        "1 file, 1 document, 0 messages, 1 error, 0 would change on re-save, 0 strict findings"
+        "1 file, 1 document, 0 messages, 1 error" + NOTHING_MORE
     )
 
 
@@ -472,7 +478,7 @@ def test_ndjson_and_gzipped_files_are_read(tmp_path: Path) -> None:
         f"{tmp_path / 'b.jsonl.gz'}:3:26: $.content: expected str, got int",
         f"{tmp_path / 'c.json.gz'}:1:57: $[1].content: expected str, got int",
         f"{tmp_path / 'd.NDJSON.GZ'}:1:26: $.content: expected str, got int",
-        "5 files, 8 documents, 4 messages, 4 errors, 0 would change on re-save, 0 strict findings",
+        "5 files, 8 documents, 4 messages, 4 errors" + NOTHING_MORE,
     ]
     # Named on the command line, a gzipped file is read by its name too.
     alone = run("check", tmp_path / "b.jsonl.gz")
@@ -517,7 +523,7 @@ def test_a_corrupt_gzip_file_is_an_error_and_the_rest_is_checked(tmp_path: Path)
     assert not_gzip[0] == f"{tmp_path / 'b-not-gzip.jsonl.gz'}:1:1"
     assert not_gzip[2].startswith("cannot read the file past its last whole document: ")
     assert shown[-1].startswith("3 files, ")
-    assert shown[-1].endswith(", 2 errors, 0 would change on re-save, 0 strict findings")
+    assert shown[-1].endswith(", 2 errors" + NOTHING_MORE)
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a pseudo-terminal is POSIX")
@@ -541,9 +547,7 @@ def test_progress_on_a_terminal_passes_over_stdin_and_gzip(tmp_path: Path) -> No
         os.close(follower)
         os.close(leader)
     assert done.returncode == 0, done.stdout
-    assert done.stdout == (
-        "3 files, 5 documents, 5 messages, 0 errors, 0 would change on re-save, 0 strict findings\n"
-    )
+    assert done.stdout == ("3 files, 5 documents, 5 messages, 0 errors" + NOTHING_MORE + "\n")
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes on Linux")
@@ -570,3 +574,39 @@ def test_json_output_names_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None
         check=False,
     )
     assert text.stdout.decode().startswith(f"{tmp_path}/caf\\udce9.jsonl:1:26: $.content: ")
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("canonical", [False, True])
+def test_the_summary_counts_only_the_checks_that_ran(
+    tmp_path: Path, canonical: bool, strict: bool, lenient: bool
+) -> None:
+    # One document with an unknown field (a re-save drops it, unless lenient
+    # keeps it), one with a repeated key (a re-save keeps the last), one clean.
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(
+        '{"role":"user","content":"hi","name":"ana"}\n'
+        '{"role":"user","content":"a","content":"b"}\n'
+        '{"role":"user","content":"ok"}\n'
+    )
+    flags = [
+        flag
+        for flag, on in (("--canonical", canonical), ("--strict", strict), ("--lenient", lenient))
+        if on
+    ]
+    done = run("check", *flags, path)
+    counts = ["1 file", "3 documents", "3 messages", "0 errors"]
+    if canonical:
+        counts.append(f"{1 if lenient else 2} would change on re-save")
+    if strict:
+        counts.append("2 strict findings")
+    not_run = [name for name, on in ((_CANONICAL, canonical), (_STRICT, strict)) if not on]
+    expected = ", ".join(counts) + (f"; not checked: {', '.join(not_run)}" if not_run else "")
+    assert done.stdout.splitlines()[-1] == expected
+    # A run that checked nothing beyond loading passes this file; one that
+    # looked for what is wrong with it reports it.
+    assert done.returncode == (1 if canonical or strict else 0)
+    # Neither count appears for a check that did not run, not even as zero.
+    assert ("would change" in done.stdout) == canonical
+    assert ("strict finding" in done.stdout) == strict

@@ -47,12 +47,14 @@ def test_strategies_as_the_first_import_of_a_test_file(tmp_path: Path) -> None:
         textwrap.dedent(
             """
             from convtypes import strategies as cst
-            from hypothesis import given, settings
+            from hypothesis import HealthCheck, given, settings
 
             import convtypes as ct
 
 
-            @settings(max_examples=20)
+            # What is tested is the order of the imports; the health check
+            # on slow generation only measures how busy the machine is.
+            @settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
             @given(cst.transcripts())
             def test_round_trip(messages):
                 assert ct.decode_messages(ct.encode(messages)) == messages

@@ -29,6 +29,11 @@ def call(call_id: str | None, name: str = "f") -> ct.ToolCall:
     return ct.ToolCall(id=call_id, name=name, arguments={"q": 1})
 
 
+def pending(call_id: str, name: str = "f") -> ct.PendingCall:
+    """What open_calls gives for ``call(call_id, name)``: a call whose id is text."""
+    return ct.PendingCall(id=call_id, name=name, arguments={"q": 1})
+
+
 def asks(*calls: ct.ToolCall) -> ct.AssistantMessage:
     return ct.AssistantMessage(tool_calls=calls)
 
@@ -54,7 +59,7 @@ def test_nothing_open() -> None:
 def test_calls_without_a_result_are_open_in_order() -> None:
     turn = asks(call("a", "f"), call("b", "g"), call("c", "h"))
     messages: list[ct.Message] = [U, turn, result("b")]
-    assert ct.open_calls(messages) == [call("a", "f"), call("c", "h")]
+    assert ct.open_calls(messages) == [pending("a", "f"), pending("c", "h")]
     assert ct.close_open_calls(messages, "cancelled") == [
         *messages,
         closing("a"),
@@ -64,7 +69,7 @@ def test_calls_without_a_result_are_open_in_order() -> None:
 
 def test_a_call_without_an_id_gets_its_positional_id() -> None:
     messages: list[ct.Message] = [U, asks(call(None, "f"), call(None, "g")), result("call_0")]
-    assert ct.open_calls(messages) == [call("call_1", "g")]
+    assert ct.open_calls(messages) == [pending("call_1", "g")]
     closed = ct.close_open_calls(messages, "stop")
     last = closed[-1]
     assert last == result("call_1", "stop")
@@ -97,7 +102,7 @@ def test_provider_items_and_assistant_messages_of_one_turn_share_its_results() -
 
 def test_a_result_after_a_user_message_answers_nothing() -> None:
     messages: list[ct.Message] = [U, asks(call("a")), U, result("a")]
-    assert ct.open_calls(messages) == [call("a")]
+    assert ct.open_calls(messages) == [pending("a")]
     assert ct.close_open_calls(messages, "x")[:3] == [U, asks(call("a")), result("a", "x")]
 
 
@@ -110,14 +115,14 @@ def test_repeated_ids_answer_the_latest_call() -> None:
         U,
         asks(call(None)),
     ]
-    assert ct.open_calls(messages) == [call("call_0")]
+    assert ct.open_calls(messages) == [pending("call_0")]
     assert ct.close_open_calls(messages, "x")[-1] == result("call_0", "x")
 
 
 def test_lenient_messages_pass_through() -> None:
     unknown = ct.UnknownMessage(role="critic", raw=b'{"role":"critic","note":1}')
     messages: list[Any] = [U, asks(call("a")), unknown]
-    assert ct.open_calls(messages) == [call("a")]
+    assert ct.open_calls(messages) == [pending("a")]
     assert ct.close_open_calls(messages, "x") == [U, asks(call("a")), result("a", "x"), unknown]
 
 
@@ -166,7 +171,7 @@ def test_closed_transcripts_pass_the_check_and_every_dialect(messages: list[ct.M
     given_ids = {id(message) for message in messages}
     added = [message for message in closed if id(message) not in given_ids]
     assert sorted(m.tool_use_id for m in added if isinstance(m, ct.ToolResultMessage)) == sorted(
-        c.id or "" for c in ct.open_calls(messages)
+        c.id for c in ct.open_calls(messages)
     )
     assert [m for m in closed if id(m) in given_ids] == messages
     follow = [*closed, ct.UserMessage(content="never mind")]

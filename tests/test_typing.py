@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import collections
 import pkgutil
 import re
 import subprocess
@@ -526,3 +527,24 @@ def test_the_typed_tool_loop_runs_on_every_dialect(name: str) -> None:
         closed, _ = user.cancelled_turn(dialect, stream[:cut], history)
         assert ct.open_calls(closed) == []
         assert closed[-1] == ct.UserMessage(content="Never mind.")
+
+
+def test_the_typed_cancel_loop_and_a_trimmed_deque_run() -> None:
+    # What both checkers accept in typing_user.py also runs: open_calls'
+    # ids are text for a call made without one, and trim takes a deque.
+    asked = ct.AssistantMessage(
+        tool_calls=(
+            ct.ToolCall(id="call_a", name="weather", arguments={}),
+            ct.ToolCall(name="time", arguments={}),  # Gemini's: no id
+        )
+    )
+    transcript: list[ct.Message] = [ct.UserMessage(content="Oslo?"), asked]
+    closed = user.cancel_open_calls(transcript)
+    assert [m.tool_use_id for m in closed if isinstance(m, ct.ToolResultMessage)] == [
+        "call_a",
+        ct.positional_call_id(1),
+    ]
+    assert ct.check_conversation(closed) == []
+    log = collections.deque([ct.SystemMessage(content="s"), *closed, ct.UserMessage(content="b")])
+    assert user.recent_turns(log, 1_000) == list(log)
+    assert user.recent_turns(log, 20) == [log[0], log[-1]]

@@ -261,6 +261,24 @@ def cancelled_turn(
     return transcript, [piece.what for piece in dialect.left_out(transcript)]
 
 
+def cancel_open_calls(transcript: list[ct.Message]) -> list[ct.Message]:
+    """The cancel loop by hand: one result per open call, by the id open_calls gives.
+
+    ``call.id`` is a ``str`` here (a PendingCall), so both checkers take it
+    as a ``tool_use_id`` with no ``None`` to rule out first.
+    """
+    answers = [
+        ct.ToolResultMessage(tool_use_id=call.id, content=f"{call.name}: cancelled")
+        for call in ct.open_calls(transcript)
+    ]
+    return [*transcript, *answers]
+
+
+def recent_turns(log: deque[ct.Message], budget: int) -> list[ct.Message]:
+    """A bounded log kept in a deque, trimmed to a budget: trim takes any Sequence."""
+    return ct.trim(log, budget)
+
+
 def request(dialect: Dialect, transcript: list[ct.Message], tools: list[ToolSpec]) -> int:
     body = dialect.to_request(transcript, fence_external=True, unsupported="note")
     body.update(dialect.tools_to_request(tools, choice="auto"))

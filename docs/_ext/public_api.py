@@ -14,9 +14,11 @@ call that builds it. Before the reference is rendered, this extension:
   shows the constructor;
 - replaces a private base by its own bases (``SystemMessage(_Message)`` is
   shown as a ``Struct``);
-- spells out, wherever an annotation or a value names a private alias or
-  type variable, what it stands for (an alias by its value, a type variable
-  by its bound);
+- spells out, wherever an annotation or a value names a private alias,
+  what it stands for (its value);
+- shows a type variable as one: by its name without the leading
+  underscores (``_Value`` as ``Value``), with a line under the docstring of
+  each function that uses it saying what it is bound to;
 - expands ``**changes: Unpack[SomeTypedDict]`` into the keyword arguments it
   means.
 
@@ -71,6 +73,9 @@ class Public:
         self.root = root
         self.homes = _public_homes(root)
         self.public_paths = set(self.homes) | {obj.path for obj in _modules(root)}
+        # The type variables met while spelling one function's signatures:
+        # shown name -> what it is bound to.
+        self.type_variables: dict[str, str] = {}
 
     # --- which names are private ----------------------------------------------------
 
@@ -122,9 +127,12 @@ class Public:
                         for arg in value.arguments
                         if isinstance(arg, griffe.ExprKeyword) and arg.name == "bound"
                     ),
-                    "object",
+                    None,
                 )
-                return self.spelled(bound, depth + 1) or "object"
+                shown = name.name.lstrip("_")
+                spelled = self.spelled(bound, depth + 1) if bound is not None else None
+                self.type_variables[shown] = str(spelled) if spelled is not None else ""
+                return shown
             return self.spelled(value, depth + 1) or name.name
         if isinstance(target, griffe.Class):
             # A private class stands for what it is made of: its public bases.
@@ -159,17 +167,21 @@ class Public:
 
     def fix_function(self, function: griffe.Function) -> Callable[[], None]:
         signatures = []
+        self.type_variables = {}
         for each in [function, *(getattr(function, "overloads", None) or [])]:
             parameters = self.unpacked(each.parameters)
             for parameter in parameters:
                 parameter.annotation = self.spelled(parameter.annotation)
                 parameter.default = self.spelled(parameter.default)
             signatures.append((each, parameters, self.spelled(each.returns)))
+        note = _type_variable_note(self.type_variables)
 
         def change() -> None:
             for each, parameters, returns in signatures:
                 each.parameters = parameters
                 each.returns = returns
+            if note and function.docstring is not None:
+                function.docstring.value += note
 
         return change
 
@@ -305,6 +317,17 @@ class Public:
                 )
             )
         return found
+
+
+def _type_variable_note(variables: dict[str, str]) -> str:
+    """The line under a docstring that says what each type variable of a signature is."""
+    if not variables:
+        return ""
+    said = [
+        f"``{name}`` is bound to ``{bound}``" if bound else f"``{name}`` is any type"
+        for name, bound in variables.items()
+    ]
+    return "\n\nType variables: " + "; ".join(said) + "."
 
 
 def _inspected(runtime: Any) -> list[griffe.Parameter] | None:

@@ -49,6 +49,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
+from ._pending import PendingCall
 from ._provenance import LenientProvenance, Provenance, UnknownProvenance
 from ._replace import replace
 from ._trim import TrimError, estimate_tokens, trim
@@ -72,6 +73,7 @@ __all__ = [
     "LenientMessage",
     "LenientProvenance",
     "Message",
+    "PendingCall",
     "Problem",
     "Provenance",
     "ProviderOutputItemsMessage",

@@ -27,6 +27,7 @@ from ._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
+from ._pending import PendingCall
 from ._unknown import UnknownMessage
 
 __all__ = ["close_open_calls", "open_calls"]
@@ -115,21 +116,21 @@ def _listed(transcript: object, caller: str) -> list[Any]:
     return messages
 
 
-def open_calls(transcript: Iterable[LenientMessage]) -> list[ToolCall]:
+def open_calls(transcript: Iterable[LenientMessage]) -> list[PendingCall]:
     """The tool calls in ``transcript`` that no tool result answers yet, in order.
 
     A call counts as answered when a result with its id comes after it and
     before the next user message, the pairing ``check_conversation`` uses.
-    Each call comes back with the id its result must carry: its own or, for
-    a call that came without one (Gemini's), the :func:`positional_call_id`
-    of its place in its message, so ``call.id`` is never ``None`` here.
+    Each call comes back as a :class:`PendingCall`, with the id its result
+    must carry: its own or, for a call that came without one (Gemini's), the
+    :func:`positional_call_id` of its place in its message. So ``call.id``
+    is a ``str``, for type checkers too, as in a dialect reply's
+    ``tool_calls``.
 
     ``TypeError`` for anything that is not an iterable of messages.
     """
     return [
-        waiting.call
-        if waiting.call.id is not None
-        else ToolCall(id=waiting.key, name=waiting.call.name, arguments=waiting.call.arguments)
+        PendingCall(id=waiting.key, name=waiting.call.name, arguments=waiting.call.arguments)
         for waiting in _find_open(_listed(transcript, "open_calls"))
     ]
 

@@ -97,17 +97,29 @@ class Totals:
     changes: int = 0
     strict: int = 0
 
-    def line(self) -> str:
-        return ", ".join(
-            [
-                _count(self.files, "file"),
-                _count(self.documents, "document"),
-                _count(self.messages, "message"),
-                _count(self.errors, "error"),
-                f"{self.changes} would change on re-save",
-                _count(self.strict, "strict finding"),
-            ]
-        )
+    def line(self, canonical: bool, strict: bool) -> str:
+        """The summary: the counts of the checks that ran, then those that did not.
+
+        A count of zero for a check that was not run would read as a pass,
+        so the checks left out are named instead, with the flag that runs them.
+        """
+        counts = [
+            _count(self.files, "file"),
+            _count(self.documents, "document"),
+            _count(self.messages, "message"),
+            _count(self.errors, "error"),
+        ]
+        skipped = []
+        if canonical:
+            counts.append(f"{self.changes} would change on re-save")
+        else:
+            skipped.append("re-save changes (--canonical)")
+        if strict:
+            counts.append(_count(self.strict, "strict finding"))
+        else:
+            skipped.append("unknown fields and repeated keys (--strict)")
+        line = ", ".join(counts)
+        return f"{line}; not checked: {', '.join(skipped)}" if skipped else line
 
 
 def _count(number: int, noun: str) -> str:
@@ -416,7 +428,7 @@ def _check(args: argparse.Namespace) -> int:
         before += sizes.get(name, 0)
     progress.finish()
     summary = sys.stderr if args.format == "json" else out
-    print(totals.line(), file=summary)
+    print(totals.line(args.canonical, args.strict), file=summary)
     return 1 if found_any else 0
 
 

@@ -50,8 +50,12 @@ __all__ = [
 StrPath = Union[str, os.PathLike[str]]
 """A file system path, as ``open`` takes it."""
 
-Source = Union[str, os.PathLike[str], IO[bytes]]
-"""What :func:`iter_jsonl` reads: a path, or a file object open for reading bytes."""
+Source = Union[str, os.PathLike[str], IO[bytes], io.BufferedIOBase]
+"""What :func:`iter_jsonl` reads: a path, or a file object open for reading bytes.
+
+``io.BufferedIOBase`` is named beside ``IO[bytes]`` for the binary streams
+typeshed does not count as ``IO[bytes]``, such as ``gzip.open(path, "rb")``.
+"""
 
 OnError = Callable[[WireError, bytes], object]
 """What :func:`iter_jsonl` calls for a bad line: its error, and the line as read."""
@@ -173,6 +177,22 @@ def _placed(err: WireError, data: bytes, first_line: int, base_offset: int) -> W
     return WireError(err.reason, err.path, base_offset + offset, line, column)
 
 
+# The first bytes of every gzip file (RFC 1952).
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gzip_error(caller: str) -> WireError:
+    """What reading compressed bytes as JSON says: not 'malformed JSON', but what to do."""
+    return WireError(
+        f"the file is gzip-compressed, and {caller} reads plain JSON: open it with "
+        f"gzip.open(path, 'rb') and pass the file object",
+        "$",
+        0,
+        1,
+        1,
+    )
+
+
 _TEXT_STREAM = (
     "iter_jsonl reads bytes: open the file with 'rb' (or pass sys.stdin.buffer), "
     "not a text-mode file"
@@ -208,7 +228,10 @@ def iter_jsonl(
     are read like ``\\n``.
 
     A line that is not a message raises :class:`WireError`, after the
-    messages before it were yielded. Its ``line`` and ``column`` (1-based,
+    messages before it were yielded. A gzip-compressed file is not read as
+    JSON: its first line raises a ``WireError`` that says to open it with
+    ``gzip.open(path, "rb")`` and pass the file object, which is read as
+    any other. Its ``line`` and ``column`` (1-based,
     in bytes) and ``offset`` (bytes from where reading began: the start of
     the file, for a path) say where in the file, and ``path`` where in the
     message. A last line without a newline that is not whole JSON, as a
@@ -250,7 +273,7 @@ def _messages(
     if isinstance(source, (str, os.PathLike)):
         stream = open(source, "rb")
     else:
-        stream = source
+        stream = source  # type: ignore[assignment]  # a BufferedIOBase reads as IO[bytes] does
     try:
         for first, start, lines in line_batches(stream):
             # The loop body is all the per-line cost there is: a failed line
@@ -264,6 +287,8 @@ def _messages(
                 except WireError as err:
                     if is_blank(line):
                         continue
+                    if first == 1 and line is lines[0] and line.startswith(_GZIP_MAGIC):
+                        raise _gzip_error("iter_jsonl") from None
                     index = len(lines) - operator.length_hint(rest) - 1
                     located = _line_error(err, lines, index, first, start, lenient)
                     if on_error is None:
@@ -319,6 +344,8 @@ def load_transcript(path: StrPath, *, lenient: bool = False) -> list[Any]:
     try:
         return decode_messages(data, lenient=lenient)
     except WireError as err:
+        if data.startswith(_GZIP_MAGIC):
+            raise _gzip_error("load_transcript") from None
         raise _placed(err, data, 1, 0) from None
 
 

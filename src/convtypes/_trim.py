@@ -116,7 +116,8 @@ def trim(
 
     Raises :class:`TrimError` (a ``ValueError``) when not even the system
     message with the last turn fits, saying how much they need, and
-    ``TypeError`` for a ``transcript`` that is not a sequence, an item that
+    ``TypeError`` for a ``transcript`` that is not a sequence (any
+    ``Sequence`` is taken: a list, a tuple, a ``deque``), an item that
     is not a message (among those walked), or a ``budget`` that is not an
     ``int``. The messages themselves are not
     copied: the result holds the same objects.
@@ -133,7 +134,7 @@ def trim(
         budget = int(budget)
 
     first = 1 if transcript and isinstance(transcript[0], SystemMessage) else 0
-    head = list(transcript[:first])
+    head = [transcript[0]] if first else []
     used = _size(count(transcript[0])) if first else 0
     if len(transcript) == first:
         if used > budget:
@@ -181,4 +182,7 @@ def trim(
             None,
             budget,
         )
-    return [*head, *transcript[best:]]
+    if isinstance(transcript, (list, tuple)):
+        return [*head, *transcript[best:]]
+    # Any other sequence (a deque, a Sequence of one's own) may not slice.
+    return [*head, *(transcript[at] for at in range(best, len(transcript)))]

@@ -1,6 +1,6 @@
 """Hypothesis strategies for every convtypes value.
 
-Needs Hypothesis, the ``hypothesis`` extra (``pip install 'hypothesis>=6.100'``);
+Needs Hypothesis, the ``hypothesis`` extra (``pip install 'convtypes[hypothesis]'``);
 ``import convtypes`` alone never imports this module. Every strategy yields
 only wire-valid values: what ``encode`` accepts and ``decode`` reads back
 equal. The project's own property tests are built on these.
@@ -20,7 +20,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import msgspec
-from hypothesis import strategies as st
+
+try:
+    from hypothesis import strategies as st
+except ImportError as err:  # say which extra brings it, not only what is missing
+    raise ImportError(
+        "convtypes.strategies needs Hypothesis, which is not installed: "
+        "pip install 'convtypes[hypothesis]'",
+        name=err.name,
+    ) from err
 
 from ._content import (
     CONTENT_BLOCK_TYPES,

@@ -37,7 +37,10 @@ Said another way:
   fixed, becomes an array of that item;
 - ``additionalProperties`` beside declared properties is dropped: Gemini
   sends only the declared properties, which the schema accepts whatever
-  it says of others.
+  it says of others. Where ``allOf`` or a ``$ref`` joins objects, though,
+  a property that one of them does not declare is held to that one's
+  ``additionalProperties``: left out where it is ``false`` (a required one
+  makes the join accept nothing), narrowed by it where it is a schema.
 
 Dropped because they only annotate: ``title`` (Gemini has been seen to read
 a nested title as a function name), ``$schema``, ``$id``, ``$comment``,
@@ -59,7 +62,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NamedTuple, NoReturn
 from urllib.parse import unquote
 
 from ._tools import ToolSchemaError, pointer
@@ -67,6 +70,12 @@ from ._tools import ToolSchemaError, pointer
 __all__ = ["parameters"]
 
 Loc = tuple[str | int, ...]
+
+# The key under which a translated object keeps what its
+# ``additionalProperties`` says of undeclared names while joins may still
+# need it: ``False``, or the schemas (``_Later``) they must match. It never
+# reaches the output (see ``_finish``).
+_EXTRA: Final = " additional"
 
 _TYPES: Final = {
     "string": "STRING",
@@ -141,7 +150,9 @@ _APPLIES: Final = {
     "min_properties": {"OBJECT"},
     "max_properties": {"OBJECT"},
     "property_ordering": {"OBJECT"},
+    _EXTRA: {"OBJECT"},
 }
+_OBJECT_KEYS: Final = frozenset({"properties", _EXTRA})
 
 _FORMATS: Final = {
     "STRING": frozenset({"date-time", "enum"}),
@@ -160,6 +171,14 @@ SIZE: Final = 5_000
 
 class _Empty(Exception):
     """The conjunction of two schemas accepts no value."""
+
+
+class _Later(NamedTuple):
+    """An ``additionalProperties`` schema, translated only if a join needs it."""
+
+    node: object
+    loc: Loc
+    depth: int
 
 
 def parameters(schema: dict[str, Any], tool: str) -> dict[str, Any] | None:
@@ -206,7 +225,7 @@ class _Translator:
         if not out.get("properties"):
             return None  # no arguments; Gemini refuses an object without properties
         self.check_object(out, ())
-        _formats(out)
+        _finish(out)
         return out
 
     # --- one schema -------------------------------------------------------------
@@ -270,6 +289,10 @@ class _Translator:
         extra = node.get("additionalProperties")
         if extra not in (None, False) and not node.get("properties"):
             self.fail((*loc, "additionalProperties"), _FREE_FORM)
+        if extra is False:
+            fields[_EXTRA] = False
+        elif extra is not None and extra is not True and extra != {}:
+            fields[_EXTRA] = (_Later(extra, (*loc, "additionalProperties"), depth + 1),)
         self.array_items(node, fields, loc, depth)
         if node.get("uniqueItems", False) is not False:
             self.fail((*loc, "uniqueItems"), "Gemini cannot say that items are unique" + _HINT)
@@ -594,9 +617,9 @@ class _Translator:
             untyped = second if typed is first else first
             narrowed = _for_type(untyped, typed)
             first, second = (typed, narrowed) if typed is first else (narrowed, typed)
-        out = dict(first)
+        out = {key: value for key, value in first.items() if key not in _OBJECT_KEYS}
         for key, value in second.items():
-            if key == "nullable":
+            if key in _OBJECT_KEYS or key == "nullable":
                 continue
             if key not in out or key in _ANNOTATIONS:
                 out[key] = value
@@ -617,12 +640,12 @@ class _Translator:
                 out[key] = both
             elif key in ("required", "property_ordering"):
                 out[key] = list(dict.fromkeys([*out[key], *value]))
-            elif key == "properties":
-                out[key] = self.conjoin_properties(out[key], value, loc)
             elif key == "items":
                 out[key] = self.conjoin(out[key], value, (*loc, "items"))
             else:
                 self.fail(loc, f"Gemini cannot say two different {key!r} at once")
+        if any(key in schema for schema in (first, second) for key in _OBJECT_KEYS):
+            self.conjoin_objects(out, first, second, loc)
         with_type = [schema for schema in (first, second) if _typed(schema)]
         if with_type:
             nullable = all(schema.get("nullable") for schema in with_type)
@@ -643,19 +666,50 @@ class _Translator:
                 raise _Empty
         return out
 
-    def conjoin_properties(
-        self, first: dict[str, Any], second: dict[str, Any], loc: Loc
-    ) -> dict[str, Any]:
-        merged = dict(first)
-        for name, schema in second.items():
-            if name in merged:
-                try:
-                    merged[name] = self.conjoin(merged[name], schema, (*loc, name))
-                except _Empty:
-                    self.fail(loc, f"property {name!r:.40} accepts no value" + _HINT)
+    def conjoin_objects(
+        self, out: dict[str, Any], first: dict[str, Any], second: dict[str, Any], loc: Loc
+    ) -> None:
+        """Into ``out``, the properties that both objects accept, and what both say of others.
+
+        A name one object does not declare must satisfy that object's
+        ``additionalProperties``: where it is ``false`` the name is left out
+        (Gemini must not send it), where it is a schema the property is
+        narrowed by it. Raises :class:`_Empty` when a required name is left out.
+        """
+        merged: dict[str, Any] = {}
+        names = dict.fromkeys([*first.get("properties", {}), *second.get("properties", {})])
+        for name in names:
+            schemas: list[dict[str, Any]] = []
+            for side in (first, second):
+                declared = side.get("properties", {})
+                extra = side.get(_EXTRA)
+                if name in declared:
+                    schemas.append(declared[name])
+                elif extra is False:
+                    break  # this side takes no such property
+                else:
+                    schemas += [self.child(*later) for later in extra or ()]
             else:
-                merged[name] = schema
-        return merged
+                joined = schemas[0]
+                for schema in schemas[1:]:
+                    try:
+                        joined = self.conjoin(joined, schema, loc)
+                    except _Empty:
+                        self.fail(loc, f"property {name!r:.40} accepts no value" + _HINT)
+                merged[name] = joined
+        if "properties" in first or "properties" in second:
+            out["properties"] = merged
+        extras = [side[_EXTRA] for side in (first, second) if _EXTRA in side]
+        if any(extra is False for extra in extras):
+            out[_EXTRA] = False
+        elif extras:
+            out[_EXTRA] = tuple(later for extra in extras for later in extra)
+        for side in (first, second):
+            declared = side.get("properties", {})
+            if side.get(_EXTRA) is False and any(
+                name not in declared for name in out.get("required", ())
+            ):
+                raise _Empty  # a required name that this side takes no value for
 
 
 _HINT: Final = (
@@ -742,12 +796,14 @@ def _admits_null(schema: dict[str, Any]) -> bool:
     return bool(schema.get("nullable")) or schema.get("type") == "NULL"
 
 
-def _formats(schema: dict[str, Any]) -> None:
+def _finish(schema: dict[str, Any]) -> None:
     """Move every ``format`` Gemini does not know for its type into the description.
 
     ``format`` annotates in JSON Schema (no value's validity depends on it),
     and Gemini refuses formats it does not know, so the note is kept in words.
+    What joins needed of ``additionalProperties`` is let go.
     """
+    schema.pop(_EXTRA, None)
     fmt = schema.get("format")
     if fmt is not None and fmt not in _FORMATS.get(schema.get("type", ""), ()):
         del schema["format"]
@@ -755,8 +811,8 @@ def _formats(schema: dict[str, Any]) -> None:
         note = f"format: {fmt}"
         schema["description"] = f"{description} ({note})" if description else note
     for value in schema.get("properties", {}).values():
-        _formats(value)
+        _finish(value)
     if "items" in schema:
-        _formats(schema["items"])
+        _finish(schema["items"])
     for branch in schema.get("any_of", ()):
-        _formats(branch)
+        _finish(branch)

@@ -9,10 +9,13 @@ model, instead of losing them unannounced.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Any, Final, Literal
 from urllib.parse import quote
 
 from msgspec import Struct
+
+from .._errors import WireError
+from .._pending import check_fields
 
 __all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "in_item", "media_kind", "pointer"]
 
@@ -112,6 +115,18 @@ class LeftOut(Struct, frozen=True, gc=False):
     index: int
     what: LeftOutKind
     why: str
+
+    def __post_init__(self) -> None:
+        # Checked when built, as every convtypes value is.
+        index: Any = self.index
+        if type(index) is not int or index < 0:
+            raise WireError(
+                f"expected a message index (an int from 0), got {index!r:.40}", "$.index"
+            )
+        what: Any = self.what
+        if type(what) is not str or what not in LEFT_OUT_KINDS:
+            raise WireError(f"expected one of LeftOutKind's words, got {what!r:.40}", "$.what")
+        check_fields(self, ("why",))
 
 
 def in_item(position: int, *path: str | int) -> str:

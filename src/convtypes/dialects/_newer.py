@@ -25,13 +25,21 @@ known messages.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Final, Literal
 
 from .._unknown import UnknownMessage
 from .._value import is_carrier, unknown_fields
 from ._left_out import LeftOut, pointer
 
-__all__ = ["UNKNOWN_CHOICES", "Unknown", "check_unknown", "newer_notes", "skipped"]
+__all__ = [
+    "UNKNOWN_CHOICES",
+    "Unknown",
+    "check_unknown",
+    "newer_notes",
+    "next_known",
+    "skipped",
+]
 
 Unknown = Literal["raise", "skip"]
 """What ``to_request`` does with a message of a role this version does not know.
@@ -58,6 +66,18 @@ def check_unknown(unknown: object) -> None:
     """
     if type(unknown) is not str or unknown not in UNKNOWN_CHOICES:
         raise ValueError(f'unknown= must be "raise" or "skip", not {unknown!r:.80}')
+
+
+def next_known(transcript: list[Any], index: int) -> Any:
+    """The first message after ``index`` that is not an unknown one, or ``None`` at the end.
+
+    What a dialect that looks ahead (for the assistant message after a kept
+    reply) reads, so that a skipped message between them changes nothing.
+    """
+    for later in itertools.islice(transcript, index + 1, None):
+        if not isinstance(later, UnknownMessage):
+            return later
+    return None
 
 
 def skipped(index: int, message: UnknownMessage) -> LeftOut:

@@ -11,7 +11,10 @@ the model.
 
 This module makes the schema say the same within those fields:
 
-- a property's local ``$ref`` is replaced by what it points to;
+- a property's local ``$ref`` is replaced by what it points to, joined with
+  the keywords beside it (a value must match both: where they say different
+  things of one keyword, and the two cannot be said as one, the schema is
+  refused);
 - ``anyOf``/``oneOf`` of plain alternatives (a type, an enum, an array)
   becomes a list of types with the enums joined, which is what it means
   (``Optional[int]`` is ``{"type": ["integer", "null"]}``);
@@ -43,6 +46,8 @@ __all__ = ["describe", "parameters"]
 
 # Keywords that say nothing to the model: they are left out.
 _SILENT: Final = frozenset({"title", "$schema", "$id", "$comment"})
+# Keywords that describe values without constraining them.
+_ANNOTATING: Final = _SILENT | {"description", "default", "examples", "deprecated"}
 _PROPERTY_KEYS: Final = ("type", "items", "description", "enum")
 _PARAMETER_KEYS: Final = ("type", "properties", "required", "$defs", "items")
 # What an alternative of an ``anyOf`` may hold to be joined into a list of types.
@@ -88,8 +93,54 @@ class _Schema:
             if not isinstance(target, dict):
                 raise self.fail((*path, "$ref"), f"{ref} names no schema in $defs")
             rest = {key: value for key, value in schema.items() if key != "$ref"}
-            schema = {**target, **rest}
+            schema = self._beside(target, rest, path)
         return schema
+
+    def _beside(self, target: dict[str, Any], rest: dict[str, Any], path: Path) -> dict[str, Any]:
+        """One schema for a ``$ref``'s target and the keywords beside the ``$ref``.
+
+        A value must match both. Where they say different things of one
+        keyword, only annotations (the keywords beside win) and what joins
+        exactly (``required``; ``properties`` of different names) are said
+        as one; anything else is refused rather than let one side overwrite
+        the other, which would let the model send what the tool refuses.
+        """
+        out = dict(target)
+        for key, value in rest.items():
+            if key in out and out[key] != value and key not in _ANNOTATING:
+                mine = out[key]
+                if key == "required" and isinstance(mine, list) and isinstance(value, list):
+                    value = list(dict.fromkeys([*mine, *value]))
+                elif (
+                    key == "properties"
+                    and isinstance(mine, dict)
+                    and isinstance(value, dict)
+                    and all(mine.get(name, item) == item for name, item in value.items())
+                ):
+                    value = {**mine, **value}
+                else:
+                    raise self.fail(
+                        (*path, "$ref"),
+                        f"the $ref's target and the keywords beside it both say {key!r}, "
+                        "differently, and Ollama has no way to say both",
+                    )
+            out[key] = value
+        for one, other in ((target, rest), (rest, target)):
+            extra = one.get("additionalProperties", True)
+            declared = one.get("properties")
+            theirs = other.get("properties")
+            if (
+                extra is not True
+                and extra != {}
+                and isinstance(theirs, dict)
+                and not theirs.keys() <= (declared.keys() if isinstance(declared, dict) else set())
+            ):
+                raise self.fail(
+                    (*path, "$ref"),
+                    "the $ref's target and the keywords beside it declare different "
+                    "properties, and one of them holds others to its additionalProperties",
+                )
+        return out
 
     def property(self, schema: object, path: Path) -> dict[str, Any]:
         """A property schema in the fields Ollama keeps, the rest as notes."""
@@ -152,7 +203,9 @@ class _Schema:
             if values is not None:
                 if not isinstance(values, list):
                     return None
-                enum.extend(values)
+                # Only the values of the alternative's own type: joined, the
+                # list of types would let another type's member take the rest.
+                enum.extend(value for value in values if _of_type(value, kind))
                 constrained += 1
             elif kind == "null":
                 enum.append(None)
@@ -236,6 +289,22 @@ def describe(description: str, notes: dict[str, Any]) -> str:
 def _with_notes(description: str, notes: dict[str, Any]) -> str:
     said = ", ".join(f"{key}: {_ENCODER.encode(value).decode()}" for key, value in notes.items())
     return f"{description} ({said})" if description else f"({said})"
+
+
+def _of_type(value: object, kind: str) -> bool:
+    """Whether ``value`` is of the JSON Schema type ``kind`` (an unknown type takes all)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "integer":
+        return number and float(value).is_integer()  # type: ignore[arg-type]
+    test = {
+        "null": value is None,
+        "boolean": isinstance(value, bool),
+        "number": number,
+        "string": isinstance(value, str),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }
+    return test.get(kind, True)
 
 
 def _type_names(value: object) -> bool:

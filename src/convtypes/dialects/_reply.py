@@ -17,9 +17,10 @@ from msgspec import Struct
 
 from .._canonical import json_equal
 from .._conversation import positional_call_id
+from .._errors import WireError
 from .._hashing import hash_json
-from .._jsonvalue import JsonValue
-from .._messages import AssistantMessage, Message
+from .._messages import MESSAGE_TYPES, AssistantMessage, Message
+from .._pending import PendingCall, check_fields
 
 __all__ = [
     "STOP_REASONS",
@@ -71,6 +72,15 @@ STOP_REASONS: Final[tuple[StopReason, ...]] = (
 )
 
 
+_COUNTS: Final = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
 class Usage(Struct, frozen=True, kw_only=True, gc=False):
     """The tokens a reply cost, counted the same way for every provider.
 
@@ -102,40 +112,20 @@ class Usage(Struct, frozen=True, kw_only=True, gc=False):
         their_more = (other.cache_write_tokens, other.reasoning_tokens)
         return counts == theirs and more == their_more and json_equal(self.raw, other.raw)
 
+    def __post_init__(self) -> None:
+        # Checked when built, as every convtypes value is.
+        for name in _COUNTS:
+            given = getattr(self, name)
+            if given is not None and type(given) is not int:
+                raise WireError(f"expected int or None, got {type(given).__name__}", f"$.{name}")
+        if self.raw is not None and type(self.raw) is not dict:
+            raise WireError(f"expected a dict or None, got {type(self.raw).__name__}", "$.raw")
+
     def __hash__(self) -> int:
         # ``raw`` is a dict, which Python does not hash (see convtypes._hashing).
         counts = (self.input_tokens, self.output_tokens, self.cache_read_tokens)
         more = (self.cache_write_tokens, self.reasoning_tokens)
         return hash((Usage, counts, more, hash_json(self.raw)))
-
-
-class PendingCall(Struct, frozen=True, kw_only=True, gc=False):
-    """A tool call of a reply, ready to run and answer.
-
-    ``id`` is always text: the provider's id for the call, or, for a call
-    that came without one (Gemini's), the id every dialect pairs its result
-    by (:func:`~convtypes.positional_call_id` of its place in its message).
-    So ``ToolResultMessage(tool_use_id=call.id, ...)`` answers it on every
-    dialect. ``arguments`` are the call's, the same dict object.
-    """
-
-    id: str
-    name: str
-    arguments: dict[str, JsonValue]
-
-    def __eq__(self, other: object) -> bool:
-        # ``arguments`` compare as a ToolCall's do (see convtypes._canonical).
-        if type(other) is not PendingCall:
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.name == other.name
-            and json_equal(self.arguments, other.arguments)
-        )
-
-    def __hash__(self) -> int:
-        # ``arguments`` is a dict: hashed as the JSON it holds, as a ToolCall is.
-        return hash((PendingCall, self.id, self.name, hash_json(self.arguments)))
 
 
 class Reply(Struct, frozen=True, kw_only=True):
@@ -154,6 +144,30 @@ class Reply(Struct, frozen=True, kw_only=True):
     usage: Usage = Usage()
     model: str | None = None
     id: str | None = None
+
+    def __post_init__(self) -> None:
+        # Checked when built, as every convtypes value is: each field's type,
+        # each message, and a stop reason that is one of StopReason's words.
+        messages: Any = self.messages
+        if type(messages) is not list:
+            raise WireError(
+                f"expected a list of messages, got {type(messages).__name__}", "$.messages"
+            )
+        for index, message in enumerate(messages):
+            if not isinstance(message, MESSAGE_TYPES):
+                raise WireError(
+                    f"expected a message, got {type(message).__name__}", f"$.messages[{index}]"
+                )
+        stop: Any = self.stop_reason
+        if type(stop) is not str or stop not in STOP_REASONS:
+            raise WireError(
+                f"expected one of {', '.join(STOP_REASONS)}, got {stop!r:.40}", "$.stop_reason"
+            )
+        for name in ("provider_stop_reason", "model", "id"):
+            if getattr(self, name) is not None:
+                check_fields(self, (name,))
+        if type(self.usage) is not Usage:
+            raise WireError(f"expected a Usage, got {type(self.usage).__name__}", "$.usage")
 
     @property
     def tool_calls(self) -> list[PendingCall]:
