@@ -15,12 +15,20 @@ from typing import Any
 
 import pytest
 from left_out_check import NOTHING
-from provider_rules import validate_cohere, validate_mistral
 from test_dialects_requests import SESSION, validate_openai_chat
 
 import convtypes as ct
-from convtypes.dialects import LEFT_OUT_KINDS, LeftOut, UnsupportedContent
-from convtypes.dialects import cohere, mistral, ollama, openai_chat
+from convtypes.dialects import (
+    LEFT_OUT_KINDS,
+    LeftOut,
+    UnsupportedContent,
+    cohere,
+    mistral,
+    ollama,
+    openai_chat,
+)
+
+from provider_rules import validate_cohere, validate_mistral
 
 DIALECTS: dict[str, ModuleType] = {
     "openai_chat": openai_chat,

@@ -47,6 +47,7 @@ from ._errors import (
     UnsupportedContent,
 )
 from ._left_out import LEFT_OUT_KINDS, LeftOut, LeftOutKind
+from ._newer import Unknown
 from ._protocol import Dialect, StreamAccumulator
 from ._reply import (
     STOP_REASONS,
@@ -85,6 +86,7 @@ __all__ = [
     "ToolSchemaError",
     "ToolSpec",
     "UnansweredCall",
+    "Unknown",
     "UnmatchedResult",
     "Unsupported",
     "UnsupportedContent",

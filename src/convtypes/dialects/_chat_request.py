@@ -6,13 +6,13 @@ transcript the same way: a tool result answers its call's id, a user message
 opens a user turn, an assistant message follows the kept message (a provider
 output item of the dialect's own protocol) before it by sending only what
 that item lacks, another provider's items are dropped, and a message a newer
-writer made is refused, or skipped under ``unknown="skip"``. :class:`ChatWalk` is that walk; a dialect subclasses
-it and overrides the hooks its wire differs in (the shape of a result, of a
-user's media, of an assistant turn). Under ``unknown="skip"`` a message a
-newer writer made is walked past (:meth:`ChatWalk.skip`). Where a wire gathers the assistant
-messages and items of one turn into one message (Mistral, Cohere),
-:class:`GatheredWalk` keeps the turn open until a message of another role
-comes, and :class:`ChatTurn` is the turn being gathered.
+writer made is refused, or walked past under ``unknown="skip"``
+(:meth:`ChatWalk.skip`). :class:`ChatWalk` is that walk; a dialect
+subclasses it and overrides the hooks its wire differs in (the shape of a
+result, of a user's media, of an assistant turn). Where a wire gathers the
+assistant messages and items of one turn into one message (Mistral,
+Cohere), :class:`GatheredWalk` keeps the turn open until a message of
+another role comes, and :class:`ChatTurn` is the turn being gathered.
 
 The walk hands each message to the hook for its type, with the kept message
 right before it (``previous``); the hook returns the kept message the next

@@ -78,9 +78,7 @@ def left_out(
         said, unsaid = False, []
         if isinstance(message, UserMultimodalMessage):
             out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
-        elif not isinstance(
-            message, (UserMessage, SystemMessage, ToolResultMessage)
-        ):
+        elif not isinstance(message, (UserMessage, SystemMessage, ToolResultMessage)):
             raise not_a_message(index, message)
     if not said:
         out += unsaid

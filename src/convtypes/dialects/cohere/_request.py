@@ -63,4 +63,6 @@ def to_request(
     check_unknown(unknown)
     transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
-    return {"messages": _Walk(ids, fence_external, unsupported, None, unknown=unknown).walk(transcript)}
+    return {
+        "messages": _Walk(ids, fence_external, unsupported, None, unknown=unknown).walk(transcript)
+    }

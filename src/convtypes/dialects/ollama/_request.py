@@ -29,8 +29,8 @@ from .._errors import (
 )
 from .._ids import CallIds
 from .._left_out import LeftOut, in_item, media_kind
-from .._newer import Unknown, check_unknown
 from .._media import image_type, parse_data_url
+from .._newer import Unknown, check_unknown
 from .._send import tool_result_text, transcript_of
 from ._assistant import _Kept, _thought, _turn
 from ._omitted import _kept_thinking_left_out, _thinking_left_out

@@ -161,9 +161,7 @@ def to_request(
     check_unsupported(unsupported)
     _check_reasoning(reasoning)
     check_unknown(unknown)
-    return {
-        "messages": _messages(messages, fence_external, unsupported, reasoning, None, unknown)
-    }
+    return {"messages": _messages(messages, fence_external, unsupported, reasoning, None, unknown)}
 
 
 def left_out(
