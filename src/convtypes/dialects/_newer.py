@@ -17,10 +17,12 @@ assistant message after it still go as one turn), and a tool call and its
 result on either side of it stay paired, since nothing of the skipped
 message stands between them in the request. A request built with
 ``unknown="skip"`` is therefore the one the same transcript without the
-unknown messages gives; a transcript whose pairing only an unknown message
-could have completed (a call answered by nothing else) is refused as that
-transcript is, with ``UnansweredCall`` or ``UnmatchedResult`` naming the
-known messages.
+unknown messages gives. A newer role that might answer a call is no result
+to this version: a call only such a message follows is refused as
+``UnansweredCall`` when a user message comes, as it would be with nothing
+in between, and never sent without its result. An ``UnknownBlock`` inside
+a known message is refused under either value: its message is the user's,
+and leaving part of it out would change what the user said.
 """
 
 from __future__ import annotations
