@@ -2,6 +2,7 @@
 
     python benchmarks/dialects.py           # 1,000-turn transcript, 21 rounds
     python benchmarks/dialects.py --quick   # 3 rounds
+    python benchmarks/dialects.py --baseline REV   # against another commit
 
 For each dialect, the same request is built three ways from one transcript of
 1,000 turns (a user asks, the assistant thinks and calls tools, external
@@ -362,9 +363,9 @@ def _time(build: Builder, messages: list[ct.Message], calls: int) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def _before(messages: list[ct.Message]) -> tuple[dict[str, Builder], list[Any]]:
+def _before(messages: list[ct.Message], rev: str) -> tuple[dict[str, Builder], list[Any]]:
     """The baseline commit's ``to_request`` of each dialect, and the transcript in its types."""
-    package = _baseline.load()
+    package = _baseline.load(rev)
     if package is None:
         return {}, []
     import importlib
@@ -379,16 +380,16 @@ def _before(messages: list[ct.Message]) -> tuple[dict[str, Builder], list[Any]]:
     return builders, package.decode_messages(ct.encode(messages))
 
 
-def run(quick: bool) -> str:
+def run(quick: bool, baseline: str = _baseline.BEFORE) -> str:
     """Time every dialect against its hand-built twin and its baseline; a markdown table."""
     messages = transcript()
     rounds = 3 if quick else 21
     calls = 3 if quick else 30
-    before, old_messages = _before(messages)
+    before, old_messages = _before(messages, baseline)
     lines = [
         f"Transcript: {len(messages)} messages; {rounds} rounds of {calls} builds each; "
         f"Python {platform.python_version()}, msgspec {msgspec.__version__}. "
-        f"Before: commit {_baseline.BEFORE}"
+        f"Before: commit {baseline}"
         + ("" if before else " (not found: no git history here)")
         + ".",
         "",
@@ -427,4 +428,6 @@ def run(quick: bool) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
-    sys.stdout.write(run(parser.parse_args().quick) + "\n")
+    parser.add_argument("--baseline", default=_baseline.BEFORE, help="the commit to compare with")
+    args = parser.parse_args()
+    sys.stdout.write(run(args.quick, args.baseline) + "\n")

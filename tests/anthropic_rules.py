@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from convtypes.dialects import anthropic
+from convtypes.dialects.anthropic import _cache_marks
 
 SERVER_USES = ("server_tool_use", "mcp_tool_use")
 
@@ -115,7 +115,7 @@ def marker_faults(body: dict[str, Any], ttl: str | None) -> list[str]:
         faults.append("a system prompt with text is not marked")
     users = [turn for turn in body["messages"] if turn["role"] == "user"][-2:]
     for turn in users:
-        takers = [block for block in turn["content"] if anthropic._markable(block)]
+        takers = [block for block in turn["content"] if _cache_marks._markable(block)]
         if takers:
             expected.append(takers[-1])
     if sorted(map(id, found)) != sorted(map(id, expected)):

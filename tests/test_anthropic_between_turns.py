@@ -34,6 +34,7 @@ from test_anthropic_turn import (
 import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import ToolSpec, UnansweredCall, anthropic
+from convtypes.dialects.anthropic import _cache_marks
 
 from budget import examples
 from ownership import assert_owned
@@ -371,12 +372,12 @@ def test_a_user_turn_whose_last_block_takes_no_marker_has_it_on_the_latest_that_
         {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
         {"role": "user", "content": [image, blank]},
     ]
-    anthropic._mark(turns, "5m")
+    _cache_marks._mark(turns, "5m")
     assert image["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in blank and "cache_control" not in lone
     # The turn with nothing to mark still counts as one of the two: the earlier one gets none.
     assert "cache_control" not in turns[0]["content"][0]
-    assert [anthropic._markable(b) for b in (image, blank, lone, turns[1]["content"][0])] == [
+    assert [_cache_marks._markable(b) for b in (image, blank, lone, turns[1]["content"][0])] == [
         True,
         False,
         False,

@@ -145,7 +145,7 @@ def test_roles_become_links_to_public_names(rewritten: dict[str, str]) -> None:
     unknown = rewritten["convtypes._provenance.UnknownProvenance"]
     assert "on its [`ToolResultMessage`][convtypes.ToolResultMessage]," in unknown
     assert "[`is_internal`][convtypes.UnknownProvenance.is_internal] is" in unknown
-    anthropic = rewritten["convtypes.dialects.anthropic.tools_to_request"]
+    anthropic = rewritten["convtypes.dialects.anthropic._tools.tools_to_request"]
     assert "Raises [`ToolSchemaError`][convtypes.dialects.ToolSchemaError]" in anthropic
     # A private name has no page: code, without its role.
     assert "(:class:`CallIds`)" not in rewritten["convtypes.dialects._template_messages"]
@@ -156,7 +156,10 @@ def test_roles_become_links_to_public_names(rewritten: dict[str, str]) -> None:
 
 def test_rst_markup_that_markdown_would_print_is_rewritten(rewritten: dict[str, str]) -> None:
     # ``ThinkingBlock``\ s: RST's escaped space, which Markdown prints.
-    assert "``ThinkingBlock``s in order" in rewritten["convtypes.dialects.anthropic.from_response"]
+    assert (
+        "``ThinkingBlock``s in order"
+        in rewritten["convtypes.dialects.anthropic._reply.from_response"]
+    )
     assert not any("``\\ " in text for text in rewritten.values())
     # >>> lines, which Markdown reads as three nested quotes, become a code block.
     module = rewritten["convtypes.strategies"]

@@ -41,6 +41,7 @@ from convtypes.dialects import (
     UnsupportedContent,
     gemini,
 )
+from convtypes.dialects.gemini import _request as gemini_request
 
 from budget import examples
 from ownership import assert_owned
@@ -693,7 +694,7 @@ def test_left_out_costs_to_request_nothing(monkeypatch: pytest.MonkeyPatch) -> N
         raise AssertionError("to_request built a LeftOut")
 
     transcript, _, _ = _thinking_case()
-    monkeypatch.setattr(gemini, "LeftOut", refuse)
+    monkeypatch.setattr(gemini_request, "LeftOut", refuse)
     gemini.to_request(transcript)
     with pytest.raises(AssertionError, match="built a LeftOut"):
         gemini.left_out(transcript)

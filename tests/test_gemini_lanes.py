@@ -21,6 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from convtypes.dialects import StreamError, gemini
+from convtypes.dialects.gemini import _chunk as gemini_chunk
+from convtypes.dialects.gemini import _stream as gemini_stream
 
 types = pytest.importorskip("google.genai.types")
 
@@ -100,8 +102,9 @@ def _outcome(events: list[Any], quick: bool, monkeypatch: pytest.MonkeyPatch) ->
     """Each event's deltas or error, then what the accumulator gives, as comparable values."""
     with monkeypatch.context() as patch:
         if not quick:
-            patch.setattr(gemini, "_dict_chunk", lambda data: None)
-            patch.setattr(gemini, "_object_chunk", lambda value: None)
+            # The Accumulator's room holds the fast reads it calls.
+            patch.setattr(gemini_stream, "_dict_chunk", lambda data: None)
+            patch.setattr(gemini_stream, "_object_chunk", lambda value: None)
         accumulator = gemini.Accumulator()
         out: list[Any] = []
         for event in events:
@@ -148,18 +151,18 @@ def test_the_shortcuts_are_taken() -> None:
         "candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}, "index": 0}],
         "modelVersion": "gemini-x",
     }
-    chunk = gemini._dict_chunk(plain)
+    chunk = gemini_chunk._dict_chunk(plain)
     assert chunk is not None and chunk.plain and chunk.parts == [{"text": "hi"}]
     assert chunk.parts[0] is not plain["candidates"][0]["content"]["parts"][0]  # a copy
-    made = gemini._object_chunk(types.GenerateContentResponse.model_validate(plain))
+    made = gemini_chunk._object_chunk(types.GenerateContentResponse.model_validate(plain))
     assert made is not None and made.plain and made.parts == [{"text": "hi"}]
     # A signed part, or a part under a snake_case key, goes the general way.
     signed = copy.deepcopy(plain)
     signed["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = "c2ln"
-    assert gemini._dict_chunk(signed) is None
+    assert gemini_chunk._dict_chunk(signed) is None
     snake = copy.deepcopy(plain)
     snake["model_version"] = snake.pop("modelVersion")
-    assert gemini._dict_chunk(snake) is None
+    assert gemini_chunk._dict_chunk(snake) is None
 
 
 @pytest.mark.parametrize(
@@ -176,7 +179,7 @@ def test_spoiled_objects_go_the_general_way(spoil: dict[str, Any]) -> None:
     content = types.Content.model_construct(role="model", parts=[part])
     candidate = types.Candidate.model_construct(content=content, index=0)
     chunk = types.GenerateContentResponse.model_construct(candidates=[candidate])
-    assert gemini._object_chunk(chunk) is None
+    assert gemini_chunk._object_chunk(chunk) is None
 
 
 def test_a_value_that_claims_to_equal_none_is_written() -> None:
@@ -188,6 +191,6 @@ def test_a_value_that_claims_to_equal_none_is_written() -> None:
     events = [types.GenerateContentResponse.model_validate(event) for event in stream]
     part = events[1].candidates[0].content.parts[0]
     object.__setattr__(part, "video_metadata", mock.ANY)  # == None, and not None
-    assert gemini._object_chunk(events[1]) is None
+    assert gemini_chunk._object_chunk(events[1]) is None
     with pytest.MonkeyPatch.context() as monkeypatch:
         assert _outcome(events, True, monkeypatch) == _outcome(events, False, monkeypatch)

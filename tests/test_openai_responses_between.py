@@ -41,6 +41,7 @@ from test_openai_responses_turn import (
 import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import LEFT_OUT_KINDS, LeftOut, ToolSpec, openai_responses
+from convtypes.dialects.openai_responses import _request as req
 
 from budget import examples
 from ownership import assert_owned
@@ -203,7 +204,7 @@ def test_a_cancel_after_the_reasoning_while_the_call_streams_sends_no_lone_reaso
         {"role": "user", "content": QUESTION.content},
         {"role": "user", "content": "Never mind."},
     ]
-    assert R.left_out(transcript) == [LeftOut(1, "thinking", f"item 0: {R._LONE_REASONING}")]
+    assert R.left_out(transcript) == [LeftOut(1, "thinking", f"item 0: {req._LONE_REASONING}")]
 
 
 def test_a_whole_call_whose_item_is_not_done_goes_plain_and_its_reasoning_stays_out() -> None:
@@ -226,7 +227,7 @@ def test_a_whole_call_whose_item_is_not_done_goes_plain_and_its_reasoning_stays_
         },
         {"type": "function_call_output", "call_id": "call_0b", "output": "cancelled"},
     ]
-    assert R.left_out(transcript) == [LeftOut(1, "thinking", f"item 0: {R._LONE_REASONING}")]
+    assert R.left_out(transcript) == [LeftOut(1, "thinking", f"item 0: {req._LONE_REASONING}")]
     # Once the item is done, the reasoning goes with it.
     accumulator, _ = feed(events[: last_delta + 2])
     assert events[last_delta + 1]["type"] == "response.output_item.done"
@@ -244,7 +245,7 @@ def test_an_incomplete_reply_holding_only_reasoning_sends_no_turn() -> None:
     body = R.to_request(transcript)
     validate_request(body)
     assert [item["content"] for item in body["input"]] == [QUESTION.content, "Never mind."]
-    assert R.left_out(transcript) == [LeftOut(1, "thinking", f"item 0: {R._LONE_REASONING}")]
+    assert R.left_out(transcript) == [LeftOut(1, "thinking", f"item 0: {req._LONE_REASONING}")]
     # The same reply streamed reads the same, and sends the same.
     accumulator, _ = feed(stream_of(whole))
     assert R.to_request([QUESTION, *accumulator.result(), NEVER_MIND]) == body
@@ -265,8 +266,8 @@ def test_reasoning_goes_just_before_what_followed_it_or_not_at_all() -> None:
     assert body["input"][1:4] == [first, second, message]
     assert len(body["input"]) == 5
     assert R.left_out(transcript) == [
-        LeftOut(1, "thinking", f"item 3: {R._LONE_REASONING}"),
-        LeftOut(1, "call", f"item 4: {R._CUT_CALL}"),
+        LeftOut(1, "thinking", f"item 3: {req._LONE_REASONING}"),
+        LeftOut(1, "call", f"item 4: {req._CUT_CALL}"),
     ]
     # Without the two pieces named, the request is the same.
     trimmed = ct.ProviderOutputItemsMessage(
@@ -328,8 +329,8 @@ def test_store_false_leaves_out_what_only_the_server_kept() -> None:
     ]
     assert body["input"][1] == call
     assert R.left_out(transcript, store=False) == [
-        LeftOut(1, "items", f"item 0: {R._STORED['item_reference']}"),
-        LeftOut(1, "thinking", f"item 1: {R._STORED['reasoning']}"),
+        LeftOut(1, "items", f"item 0: {req._STORED['item_reference']}"),
+        LeftOut(1, "thinking", f"item 1: {req._STORED['reasoning']}"),
     ]
     # Stored (the default), the server resolves both, and both go.
     stored = R.to_request(transcript)
@@ -486,8 +487,8 @@ def test_left_out_names_each_kind_and_removing_it_changes_nothing() -> None:
         LeftOut(0, "detail", "block 1: the API knows no image detail 'ultra'; it goes as 'auto'"),
         LeftOut(0, "video", "block 2: OpenAI Responses has no input part for video or audio"),
         LeftOut(1, "items", "items of protocol 'anthropic' mean nothing to OpenAI Responses"),
-        LeftOut(2, "thinking", f"thinking block 0: {R._THINKING}"),
-        LeftOut(2, "redacted-thinking", f"thinking block 1: {R._REDACTED}"),
+        LeftOut(2, "thinking", f"thinking block 0: {req._THINKING}"),
+        LeftOut(2, "redacted-thinking", f"thinking block 1: {req._REDACTED}"),
     ]
     assert all(note.what in LEFT_OUT_KINDS for note in notes)
     note_text = R.to_request(transcript, unsupported="note")["input"][0]["content"][2]["text"]
@@ -537,7 +538,7 @@ def test_thinking_carried_by_the_items_is_not_named_but_thinking_added_is() -> N
     )
     # The two blocks read from the reasoning item go back in it; only the added one stays.
     assert R.left_out([QUESTION, items, edited]) == [
-        LeftOut(2, "thinking", f"thinking block 2: {R._THINKING}")
+        LeftOut(2, "thinking", f"thinking block 2: {req._THINKING}")
     ]
     _same_request([QUESTION, items, edited], [QUESTION, items, assistant])
     assert R.left_out([QUESTION, items, assistant]) == []

@@ -38,6 +38,7 @@ from convtypes.dialects import (
     openai_chat,
     openai_responses,
 )
+from convtypes.dialects.openai_responses import _request as responses_request
 
 sdk = pytest.importorskip("openai")
 pydantic = pytest.importorskip("pydantic")
@@ -596,7 +597,7 @@ def test_a_reply_cut_at_the_token_limit_in_a_call_keeps_the_call_in_the_items_on
         None,
     ]
     assert openai_responses.left_out(transcript) == [
-        LeftOut(1, "call", f"item 2: {openai_responses._CUT_CALL}")
+        LeftOut(1, "call", f"item 2: {responses_request._CUT_CALL}")
     ]
     # A transcript that answers it anyway (as this page once advised) sends it with its answer.
     answered = [*later, ct.ToolResultMessage(tool_use_id="call_1b", content="(cut off)")]
@@ -845,8 +846,8 @@ def test_items_stored_with_the_sdks_fields_go_out_without_them() -> None:
         ct.ToolResultMessage(tool_use_id="call_0b", content="ok"),
     ]
     assert openai_responses.left_out(transcript) == [
-        LeftOut(1, "items", f"item 0 at /content/0/parsed: {openai_responses._SDK_FIELD}"),
-        LeftOut(1, "items", f"item 1 at /parsed_arguments: {openai_responses._SDK_FIELD}"),
+        LeftOut(1, "items", f"item 0 at /content/0/parsed: {responses_request._SDK_FIELD}"),
+        LeftOut(1, "items", f"item 1 at /parsed_arguments: {responses_request._SDK_FIELD}"),
     ]
 
 

@@ -256,6 +256,65 @@ def test_every_message_and_block_type_maps_to_its_named_part() -> None:
     assert "c2lnbmVk" not in text and "ZW5jcnlwdGVk" not in text
 
 
+def test_inline_audio_and_video_by_data_url_are_blobs_as_images_are() -> None:
+    # A base64 data: URL is inline media, whatever its modality: a blob, whose payload
+    # truncation empties, never a uri that would carry the base64 as an address.
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.AudioUrlBlock(url="data:audio/wav;base64,UklGRgAAAAA=", sample_rate=8000),
+                ct.VideoUrlBlock(url="data:video/mp4;base64,AAAAIGZ0eXA=", fps=1.0),
+            )
+        )
+    ]
+    assert otel.input_messages(transcript)[0]["parts"] == [
+        {
+            "type": "blob",
+            "modality": "audio",
+            "mime_type": "audio/wav",
+            "content": "UklGRgAAAAA=",
+            "sample_rate": 8000,
+        },
+        {
+            "type": "blob",
+            "modality": "video",
+            "mime_type": "video/mp4",
+            "content": "AAAAIGZ0eXA=",
+            "fps": 1.0,
+        },
+    ]
+    assert problems(INPUT, otel.input_messages(transcript)) == []
+
+
+def test_a_local_path_is_a_uri_a_reader_takes_for_that_path() -> None:
+    # A Windows path from a drive is absolute, a file: URI; a relative path with a
+    # colon in it must not read as a URI of some scheme ("C:", "take:").
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.VideoPathBlock(path="C:\\clips\\my clip.mp4"),
+                ct.AudioPathBlock(path="d:/takes/a.wav"),
+                ct.AudioPathBlock(path="take:2.wav"),
+                ct.AudioPathBlock(path="/srv/a:b.wav"),
+            )
+        )
+    ]
+    uris = [part["uri"] for part in otel.input_messages(transcript)[0]["parts"]]
+    assert uris == [
+        "file:///C:/clips/my%20clip.mp4",
+        "file:///d:/takes/a.wav",
+        "take%3A2.wav",
+        "file:///srv/a:b.wav",
+    ]
+
+
+def test_a_result_of_a_provenance_this_version_does_not_know_is_external() -> None:
+    message = ct.decode_lenient_message(
+        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"partner"}'
+    )
+    assert otel.input_messages([message])[0]["parts"][0]["provenance"] == "external"
+
+
 def _why(index: int, what: str) -> str:
     found = [
         piece for piece in otel.left_out(_EVERY) if piece.index == index and piece.what == what
@@ -727,6 +786,7 @@ def test_what_each_provider_s_replies_export_and_leave_out(
     left = otel.left_out(reply)
     assert [(piece.index, piece.what, piece.why.split(": ")[0]) for piece in left] == named
     assert unexported(reply.messages, exported, left) == []
+    assert leaked(reply.messages, exported) == []
 
 
 # --- generated transcripts and replies of all eight dialects ----------------------------------
@@ -831,6 +891,53 @@ def held_strings(transcript: list[Any]) -> list[tuple[int, str, str]]:
     return found
 
 
+# Keys whose values are opaque to a reader: a thinking block's (as the wire names
+# them), and those of any provider's items.
+_OPAQUE_KEYS = frozenset(
+    {
+        "signature",
+        "redacted_data",
+        "thought_signature",
+        "encrypted_content",
+        "encrypted_index",
+        "encrypted_stdout",
+        "redactedContent",
+    }
+)
+
+
+def _split(value: Any, secrets: list[str], plain: list[str], inside: bool = False) -> None:
+    """The strings of a JSON value: under an opaque key to ``secrets``, else to ``plain``."""
+    if isinstance(value, str):
+        (secrets if inside else plain).append(value)
+    elif isinstance(value, dict):
+        redacted = value.get("type") == "redacted_thinking"
+        for key, inner in value.items():
+            plain.append(key)
+            hidden = inside or key in _OPAQUE_KEYS or (redacted and key == "data")
+            _split(inner, secrets, plain, hidden)
+    elif isinstance(value, list):
+        for inner in value:
+            _split(inner, secrets, plain, inside)
+
+
+def leaked(transcript: list[Any], exported: list[Any]) -> list[str]:
+    """Each opaque string of the transcript (a signature, redacted or encrypted state)
+    found in the export. A short one, or one the transcript also holds as content,
+    proves nothing by being found, and is not looked for."""
+    secrets: list[str] = []
+    plain: list[str] = []
+    _split(json.loads(ct.encode(transcript)), secrets, plain)
+    pool = [text for _, text in _strings(exported, (), True)]
+    return [
+        f"{secret!r:.80}"
+        for secret in set(secrets)
+        if len(secret) >= 8
+        and not any(secret in text for text in plain)
+        and any(secret in text for text in pool)
+    ]
+
+
 def _named(piece: LeftOut, index: int, place: str) -> bool:
     """Whether ``piece`` names the place (or a place holding it) of message ``index``.
 
@@ -851,6 +958,7 @@ def unexported(transcript: list[Any], exported: list[Any], left: list[LeftOut]) 
     """Each string of the transcript found neither in the export nor under a left-out place."""
     pool = [text for _, text in _strings(exported, (), True)]
     pool += [unquote(text) for text in pool if "%" in text]  # a local path, as a URI
+    pool += [text[8:].replace("/", "\\") for text in pool if text.startswith("file:///")]
     missing: list[str] = []
     for index, place, text in held_strings(transcript):
         if not text or any(_named(piece, index, place) for piece in left):
@@ -880,8 +988,8 @@ def test_a_transcript_of_each_provider_exports_strictly_and_loses_only_what_left
     # The provider's own shapes are read: none is left to the audit's catch-all.
     assert [piece for piece in left if piece.why.endswith(UNREAD)] == []
     assert unexported(transcript, [*system, *exported], left) == []
-    # Nothing opaque: no string a left-out piece names is copied into the export.
-    assert msgspec.json.encode(exported)  # plain JSON values only
+    # Nothing opaque: no signature or encrypted state is copied into the export.
+    assert leaked(transcript, exported) == []
 
 
 @pytest.mark.parametrize("source", PROVIDERS, ids=repr)
@@ -902,6 +1010,7 @@ def test_a_reply_of_each_provider_exports_strictly_with_a_finish_reason_per_mess
     assert {piece.what for piece in left} <= LEFT_OUT_BY_PROVIDER[repr(source)]
     assert [piece for piece in left if piece.why.endswith(UNREAD)] == []
     assert unexported(reply.messages, exported, left) == []
+    assert leaked(reply.messages, exported) == []
 
 
 # Items of every protocol in any JSON shape, some shaped like the providers' blocks.
@@ -934,6 +1043,7 @@ def test_any_transcript_exports_strictly_and_loses_only_what_left_out_names(
     left = otel.left_out(transcript)
     assert all(piece.what in LEFT_OUT_KINDS for piece in left)
     assert unexported(transcript, [*otel.system_instructions(transcript), *exported], left) == []
+    assert leaked(transcript, exported) == []
 
 
 @pytest.mark.parametrize(
@@ -994,6 +1104,67 @@ def test_truncate_cuts_the_longest_content_and_marks_it() -> None:
     assert otel.input_messages(transcript, truncate=_size(whole)) == whole
     system = otel.system_instructions(transcript, truncate=70)
     assert _size(system) <= 70 and system[0]["truncated"] == {"/content": 50}
+
+
+def test_truncate_cuts_a_call_s_argument_named_type_like_any_other() -> None:
+    # "type" names a part (or a provider's block); in a call's arguments it is the
+    # caller's value, and left whole it held the export far over its budget.
+    transcript = [
+        ct.AssistantMessage(
+            tool_calls=(
+                ct.ToolCall(id="c", name="f", arguments={"type": "y" * 3000, "q": "x" * 3000}),
+            )
+        ),
+        ct.ToolResultMessage(tool_use_id="c", content="ok"),
+    ]
+    cut = otel.input_messages(transcript, truncate=500)
+    assert _size(cut) <= 500
+    assert problems(INPUT, cut) == []
+    part = cut[0]["parts"][0]
+    assert part["truncated"] == {"/arguments/type": 3000, "/arguments/q": 3000}
+    assert part["type"] == "tool_call" and part["name"] == "f" and part["id"] == "c"
+    assert cut[1] == otel.input_messages(transcript)[1]
+
+
+def test_a_cut_export_set_as_docs_otel_md_says_fits_a_tracer_s_attribute_limit() -> None:
+    # The budget is counted on compact JSON with non-ASCII kept, the form the docs
+    # page sets on a span; the SDK's limit counts characters and cuts past it, which
+    # json.dumps's defaults (spaces, ü as an escape of 6) would reach, leaving no JSON.
+    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    budget = 300
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(span_limits=SpanLimits(max_attribute_length=budget))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    transcript = [ct.UserMessage(content="Grüße aus Köln, 東京 😀 " * 40)]
+    cut = otel.input_messages(transcript, truncate=budget)
+    with provider.get_tracer("test").start_as_current_span("chat") as span:
+        span.set_attribute(
+            "gen_ai.input.messages", json.dumps(cut, separators=(",", ":"), ensure_ascii=False)
+        )
+        span.set_attribute("as.json.dumps.writes.it", json.dumps(cut))
+    recorded = exporter.get_finished_spans()[0].attributes
+    assert recorded is not None
+    assert json.loads(str(recorded["gen_ai.input.messages"])) == cut
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(str(recorded["as.json.dumps.writes.it"]))
+
+
+def test_truncate_keeps_an_image_s_detail_which_is_a_setting_not_content() -> None:
+    transcript = [
+        ct.UserMultimodalMessage(
+            content=(
+                ct.ImageUrlBlock(url="https://img.example/a.png", detail="high"),
+                ct.TextBlock(text="x" * 500),
+            )
+        )
+    ]
+    for budget in (0, 150):
+        part = otel.input_messages(transcript, truncate=budget)[0]["parts"][0]
+        assert part["detail"] == "high"
+        assert "/detail" not in part.get("truncated", {})
 
 
 @settings(max_examples=examples(100, 30))
@@ -1062,6 +1233,13 @@ def test_what_this_version_does_not_know_raises_wire_error_naming_it(call: Any, 
     assert raised.value.path == path
 
 
+class _SdkMessage:
+    """A message as a provider SDK's object holds it: a role, content, and no convtypes type."""
+
+    role = "assistant"
+    content = "hi"
+
+
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
@@ -1073,6 +1251,18 @@ def test_what_this_version_does_not_know_raises_wire_error_naming_it(call: Any, 
             "item 1 is a int",
         ),
         (lambda: otel.left_out([{"role": "user", "content": "a"}]), TypeError, "item 0 is a dict"),
+        # A provider SDK's message has a role, and is still no message of convtypes.
+        (lambda: otel.input_messages([_SdkMessage()]), TypeError, "item 0 is a _SdkMessage"),
+        (
+            lambda: otel.system_instructions([_SdkMessage()]),
+            TypeError,
+            "item 0 is a _SdkMessage",
+        ),
+        (
+            lambda: otel.output_messages(Reply(messages=[_SdkMessage()], stop_reason="end_turn")),  # type: ignore[list-item]
+            TypeError,
+            "item 0 is a _SdkMessage",
+        ),
         (lambda: otel.left_out(None), TypeError, "not a NoneType"),  # type: ignore[arg-type]
         (
             lambda: otel.system_instructions([ct.SystemMessage(content="a"), "b"]),

@@ -416,17 +416,18 @@ def _value_class(name: str) -> Any:
 
 
 def test_every_class_has_replace_changes_naming_its_fields() -> None:
-    tree = _source_tree("_replace.py")
+    tree = _source_tree("_changes.py")
     changes = {n.name: _fields(n) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
     covered = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(_source_tree("_replace.py")):
         if isinstance(node, ast.FunctionDef) and node.name == "replace" and node.decorator_list:
             value = ast.unparse(node.args.posonlyargs[0].annotation or ast.Constant(None))
             kwargs = node.args.kwarg
             assert kwargs is not None and kwargs.annotation is not None
             unpacked = ast.unparse(kwargs.annotation)
             assert unpacked.startswith("Unpack[") and unpacked.endswith("]")
-            covered[value] = changes[unpacked[len("Unpack[") : -1]]
+            # A TypedDict with parameters (the classes it holds) is named before them.
+            covered[value] = changes[unpacked[len("Unpack[") : -1].split("[")[0]]
     classes = {*map(_value_class, covered)}
     expected = {
         *ct.Message.__args__,  # type: ignore[attr-defined]
@@ -453,7 +454,7 @@ def test_typing_only_constructors_take_what_replace_does() -> None:
     # types replace takes.
     changes = {
         n.name: _fields(n)
-        for n in ast.walk(_source_tree("_replace.py"))
+        for n in ast.walk(_source_tree("_changes.py"))
         if isinstance(n, ast.ClassDef)
     }
     spelt = {}

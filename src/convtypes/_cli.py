@@ -27,10 +27,9 @@ from ._codec import LenientMessage, decode_message, decode_messages, encode, unk
 from ._errors import WireError
 from ._fence import fence_external
 from ._files import is_blank, line_and_column, line_batches
-from ._jsonvalue import DecodedJson
 from ._locate import find_repeated_key, format_path, offset_of
-from ._messages import Message
 from ._provenance import UnknownProvenance
+from ._schema import transcript_schema_text
 from ._unknown import UnknownBlock, UnknownMessage
 
 __all__ = ["main"]
@@ -466,41 +465,6 @@ def _schema(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(transcript_schema_text())
     return 0
-
-
-def transcript_schema() -> dict[str, Any]:
-    """The JSON Schema (2020-12) of a transcript, generated from the types."""
-    schema = msgspec.json.schema(list[Message])
-    # The types refuse unknown fields only to route such documents down the
-    # careful path; on the wire, unknown fields are allowed and ignored.
-    for definition in schema.get("$defs", {}).values():
-        definition.pop("additionalProperties", None)
-    # Likewise the shallow JSON type of arguments and items only routes deep
-    # values to the careful path: on the wire they are any JSON, which a
-    # schema says by saying nothing.
-    _drop_subschema(schema, msgspec.json.schema(DecodedJson))
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "convtypes transcript",
-        "description": "A JSON array of messages, in the reference's wire form.",
-        **schema,
-    }
-
-
-def _drop_subschema(node: Any, old: Any) -> None:
-    """Remove, in place, every key of ``node`` whose subschema equals ``old``."""
-    if isinstance(node, dict):
-        for key in [key for key, child in node.items() if child == old]:
-            del node[key]
-        for child in node.values():
-            _drop_subschema(child, old)
-    elif isinstance(node, list):
-        for child in node:
-            _drop_subschema(child, old)
-
-
-def transcript_schema_text() -> str:
-    return json.dumps(transcript_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 def _fence(args: argparse.Namespace) -> int:

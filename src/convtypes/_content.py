@@ -16,12 +16,12 @@ from msgspec import Meta, Struct
 from msgspec.structs import force_setattr
 
 from ._errors import WireError
-from ._value import Check, ValueMeta, as_text
+from ._value import Check, ValueMeta, as_text, replaced
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._replace import (
+    from ._changes import (
         _AudioBase64Changes,
         _AudioPathChanges,
         _AudioUrlChanges,
@@ -157,9 +157,7 @@ class _Block(
 
         def __replace__(self, /, **changes):
             """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
-            from ._replace import replace  # it imports this module
-
-            return replace(self, **changes)
+            return replaced(self, changes)
 
 
 class TextBlock(_Block, frozen=True, kw_only=True, tag="text"):

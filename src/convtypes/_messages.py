@@ -23,12 +23,12 @@ from ._jsonvalue import (
 )
 from ._provenance import LenientProvenance, Provenance, as_provenance
 from ._unknown import UnknownBlock, UnknownMessage
-from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of
+from ._value import Check, ValueMeta, as_optional_text, as_text, as_tuple_of, replaced
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._replace import (
+    from ._changes import (
         _AssistantChanges,
         _ItemsChanges,
         _MultimodalChanges,
@@ -154,9 +154,7 @@ class ToolCall(
 
         def __replace__(self, /, **changes):
             """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
-            from ._replace import replace  # it imports this module
-
-            return replace(self, **changes)
+            return replaced(self, changes)
 
 
 class ThinkingBlock(
@@ -195,9 +193,7 @@ class ThinkingBlock(
 
         def __replace__(self, /, **changes):
             """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
-            from ._replace import replace  # it imports this module
-
-            return replace(self, **changes)
+            return replaced(self, changes)
 
 
 # Every message shares these options: frozen for immutable values, kw_only so
@@ -223,9 +219,7 @@ class _Message(
 
         def __replace__(self, /, **changes):
             """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
-            from ._replace import replace  # it imports this module
-
-            return replace(self, **changes)
+            return replaced(self, changes)
 
 
 class SystemMessage(_Message, frozen=True, kw_only=True, tag="system"):
@@ -276,7 +270,9 @@ class UserMultimodalMessage(_Message, frozen=True, kw_only=True, tag="user_multi
 
     if TYPE_CHECKING:
 
-        def __replace__(self, /, **changes: Unpack[_MultimodalChanges]) -> "UserMultimodalMessage":
+        def __replace__(
+            self, /, **changes: Unpack[_MultimodalChanges[LenientContentBlock]]
+        ) -> "UserMultimodalMessage":
             """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
             ...
 
@@ -303,7 +299,9 @@ class AssistantMessage(_Message, frozen=True, kw_only=True, tag="assistant"):
 
     if TYPE_CHECKING:
 
-        def __replace__(self, /, **changes: Unpack[_AssistantChanges]) -> "AssistantMessage":
+        def __replace__(
+            self, /, **changes: Unpack[_AssistantChanges[ToolCall, ThinkingBlock]]
+        ) -> "AssistantMessage":
             """What ``copy.replace`` (Python 3.13) calls: :func:`convtypes.replace`."""
             ...
 

@@ -17,6 +17,7 @@ from ._content import (
 )
 from ._messages import (
     AssistantMessage,
+    LenientContentBlock,
     ProviderOutputItemsMessage,
     SystemMessage,
     ThinkingBlock,
@@ -26,104 +27,35 @@ from ._messages import (
     UserMultimodalMessage,
 )
 from ._unknown import UnknownBlock, UnknownMessage
-from ._value import ValueMeta, public_class, rebuild, unknown_fields
+from ._value import ValueMeta, replaced
 
 __all__ = ["replace"]
 
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Literal, TypedDict
-
     from typing_extensions import Unpack
 
-    from ._messages import LenientContentBlock
-    from ._provenance import LenientProvenance
-
-    # The fields each class lets replace change, typed as its constructor takes
-    # them, so that a type checker refuses a misspelt field or a wrong value.
-    # Only type checkers read these (defining them would cost import time);
-    # tests/test_typing.py holds them to the classes' fields.
-    class _SystemChanges(TypedDict, total=False):
-        content: str
-
-    class _UserChanges(TypedDict, total=False):
-        content: str
-
-    class _MultimodalChanges(TypedDict, total=False):
-        content: tuple[LenientContentBlock, ...]
-
-    class _AssistantChanges(TypedDict, total=False):
-        content: str
-        tool_calls: tuple[ToolCall, ...]
-        thinking: tuple[ThinkingBlock, ...]
-
-    class _ToolResultChanges(TypedDict, total=False):
-        tool_use_id: str
-        content: str
-        provenance: LenientProvenance | Literal["internal", "external"]
-
-    class _ItemsChanges(TypedDict, total=False):
-        protocol: str
-        items: list[Any] | tuple[object, ...]
-
-    class _ToolCallChanges(TypedDict, total=False):
-        id: str | None
-        name: str
-        arguments: Mapping[str, object]
-
-    class _ThinkingChanges(TypedDict, total=False):
-        text: str
-        signature: str | None
-        redacted_data: str | None
-
-    class _TextChanges(TypedDict, total=False):
-        text: str
-
-    class _ImageBase64Changes(TypedDict, total=False):
-        data: str
-        media_type: str
-
-    class _ImageUrlChanges(TypedDict, total=False):
-        url: str
-        detail: str
-
-    class _VideoPathChanges(TypedDict, total=False):
-        path: str
-        fps: float | None
-        max_frames: int | None
-
-    class _VideoUrlChanges(TypedDict, total=False):
-        url: str
-        fps: float | None
-        max_frames: int | None
-
-    class _VideoBase64Changes(TypedDict, total=False):
-        data: str
-        media_type: str
-        fps: float | None
-        max_frames: int | None
-
-    class _AudioPathChanges(TypedDict, total=False):
-        path: str
-        sample_rate: int | None
-
-    class _AudioUrlChanges(TypedDict, total=False):
-        url: str
-        sample_rate: int | None
-
-    class _AudioBase64Changes(TypedDict, total=False):
-        data: str
-        media_type: str
-        sample_rate: int | None
-
-    class _UnknownMessageChanges(TypedDict, total=False):
-        role: str
-        raw: bytes
-
-    class _UnknownBlockChanges(TypedDict, total=False):
-        type: str
-        raw: bytes
+    from ._changes import (
+        _AssistantChanges,
+        _AudioBase64Changes,
+        _AudioPathChanges,
+        _AudioUrlChanges,
+        _ImageBase64Changes,
+        _ImageUrlChanges,
+        _ItemsChanges,
+        _MultimodalChanges,
+        _SystemChanges,
+        _TextChanges,
+        _ThinkingChanges,
+        _ToolCallChanges,
+        _ToolResultChanges,
+        _UnknownBlockChanges,
+        _UnknownMessageChanges,
+        _UserChanges,
+        _VideoBase64Changes,
+        _VideoPathChanges,
+        _VideoUrlChanges,
+    )
 
 
 @overload
@@ -132,11 +64,11 @@ def replace(value: SystemMessage, /, **changes: Unpack[_SystemChanges]) -> Syste
 def replace(value: UserMessage, /, **changes: Unpack[_UserChanges]) -> UserMessage: ...
 @overload
 def replace(
-    value: UserMultimodalMessage, /, **changes: Unpack[_MultimodalChanges]
+    value: UserMultimodalMessage, /, **changes: Unpack[_MultimodalChanges[LenientContentBlock]]
 ) -> UserMultimodalMessage: ...
 @overload
 def replace(
-    value: AssistantMessage, /, **changes: Unpack[_AssistantChanges]
+    value: AssistantMessage, /, **changes: Unpack[_AssistantChanges[ToolCall, ThinkingBlock]]
 ) -> AssistantMessage: ...
 @overload
 def replace(
@@ -199,10 +131,4 @@ def replace(value: Any, /, **changes: Any) -> Any:
         return UnknownBlock(**{"type": value.type, "raw": value.raw, **changes})
     if not isinstance(type(value), ValueMeta):
         raise TypeError(f"replace takes a convtypes value, not {type(value).__name__}")
-    cls: Any = public_class(type(value))
-    fields = {name: getattr(value, name) for name in cls.__struct_fields__}
-    fields.update(changes)
-    kept = unknown_fields(value)
-    if kept:
-        return rebuild(cls, fields, kept)
-    return cls(**fields)
+    return replaced(value, changes)

@@ -23,7 +23,7 @@ from ._value import known_tags
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._replace import _UnknownBlockChanges, _UnknownMessageChanges
+    from ._changes import _UnknownBlockChanges, _UnknownMessageChanges
 
 __all__ = ["UnknownBlock", "UnknownMessage"]
 
@@ -107,9 +107,7 @@ class _Unknown:
 
         def __replace__(self, /, **changes):
             """What ``copy.replace`` calls: :func:`convtypes.replace`, checks and all."""
-            from ._replace import replace  # it imports this module
-
-            return replace(self, **changes)
+            return type(self)(**{self._tag_field: self._tag, "raw": self._raw, **changes})
 
 
 def _rebuild(cls: type[_Unknown], tag: str, raw: bytes) -> _Unknown:

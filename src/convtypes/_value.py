@@ -43,6 +43,7 @@ __all__ = [
     "public_class",
     "rebuild",
     "refuse_lone_surrogate",
+    "replaced",
     "unknown_fields",
 ]
 
@@ -297,6 +298,21 @@ def rebuild(cls: type[T], fields: Mapping[str, Any], unknown: Mapping[str, Any])
     value.__dict__[UNKNOWN_FIELDS] = dict(unknown)
     result: T = value
     return result
+
+
+def replaced(value: Any, changes: Mapping[str, Any]) -> Any:
+    """A copy of the value ``value`` with ``changes``, checked as a new one.
+
+    What :func:`convtypes.replace` and each class's ``__replace__`` do; here,
+    below the values, so that they need not import ``replace``.
+    """
+    cls: Any = public_class(type(value))
+    fields = {name: getattr(value, name) for name in cls.__struct_fields__}
+    fields.update(changes)
+    kept = unknown_fields(value)
+    if kept:
+        return rebuild(cls, fields, kept)
+    return cls(**fields)
 
 
 def _carrier_eq(self: Any, other: Any) -> Any:

@@ -49,6 +49,7 @@ from .._messages import (
     UserMessage,
     UserMultimodalMessage,
 )
+from .._unknown import UnknownMessage
 from ..dialects import LeftOut, Reply
 from ._items import Found, item_pieces, resolved
 from ._parts import assistant_parts, block_part, result_part, text_part
@@ -100,11 +101,15 @@ def _budget(truncate: int | None) -> int | None:
 
 
 def _not_a_message(caller: str, index: int, message: object) -> Exception:
-    """A ``WireError`` for a message of a newer writer, a ``TypeError`` for a non-message."""
-    role = getattr(message, "role", None)
-    if isinstance(role, str) and not isinstance(message, dict):
+    """A ``WireError`` for a message of a newer writer, a ``TypeError`` for a non-message.
+
+    Only an ``UnknownMessage`` is a newer writer's: another object with a
+    ``role`` (a provider SDK's message) is no message of convtypes at all.
+    """
+    if isinstance(message, UnknownMessage):
         return WireError(
-            f"expected a message this version knows, got role {role!r}", f"$[{index}].role"
+            f"expected a message this version knows, got role {message.role!r}",
+            f"$[{index}].role",
         )
     return TypeError(f"{caller} takes messages; item {index} is a {type(message).__name__}")
 

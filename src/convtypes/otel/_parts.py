@@ -64,10 +64,22 @@ def _data_url(url: str) -> tuple[str, str] | None:
     return kind.split(";", 1)[0].strip() or "text/plain", payload
 
 
+_IN_PATH: Final = "/@!$&'()*+,;=~-._"  # what a URI's path keeps as it is, besides ":"
+
+
 def _path_uri(path: str) -> str:
-    """A local path as a URI: ``file://`` and the path, percent-encoded, when it is absolute."""
-    quoted = quote(path, safe="/:@!$&'()*+,;=~-._")
-    return f"file://{quoted}" if path.startswith("/") else quoted
+    """A local path as a URI: ``file://`` and the path, percent-encoded, when it is absolute.
+
+    A Windows path from a drive (``C:\\clips\\a.mp4``) is absolute too,
+    ``file:///C:/clips/a.mp4``. A relative path is a relative reference, its
+    colons encoded, so that ``take:2.wav`` does not read as a URI of scheme
+    ``take``.
+    """
+    if path.startswith("/"):
+        return "file://" + quote(path, safe=_IN_PATH + ":")
+    if path[:1].isascii() and path[:1].isalpha() and path[1:2] == ":" and path[2:3] in ("/", "\\"):
+        return "file:///" + quote(path.replace("\\", "/"), safe=_IN_PATH + ":")
+    return quote(path, safe=_IN_PATH)
 
 
 def block_part(block: object, index: int, position: int) -> Part:
@@ -119,7 +131,16 @@ def block_part(block: object, index: int, position: int) -> Part:
     elif kind in (VideoUrlBlock, AudioUrlBlock):
         assert isinstance(block, (VideoUrlBlock, AudioUrlBlock))
         modality = "video" if kind is VideoUrlBlock else "audio"
-        part = {"type": "uri", "modality": modality, "uri": block.url}
+        inline = _data_url(block.url)
+        if inline is not None:  # inline media, as for an image: its payload is no URI
+            part = {
+                "type": "blob",
+                "modality": modality,
+                "mime_type": inline[0],
+                "content": inline[1],
+            }
+        else:
+            part = {"type": "uri", "modality": modality, "uri": block.url}
     elif kind in (VideoPathBlock, AudioPathBlock):
         assert isinstance(block, (VideoPathBlock, AudioPathBlock))
         modality = "video" if kind is VideoPathBlock else "audio"

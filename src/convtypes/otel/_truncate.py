@@ -6,7 +6,8 @@ the value as compact JSON (what a tracer stores when it serialises the
 attribute). Only strings inside parts are cut, and the longest first: each
 string longer than a common cap is cut to it, the cap chosen as high as the
 budget allows, so that short texts survive whole. Structure (roles, part
-types, ids, names, MIME types) is never cut. A part that lost something says
+types, ids, names, MIME types, an image's detail) is never cut; a ``type``
+inside a call's arguments is the caller's, and is. A part that lost something says
 so in a ``truncated`` field: a JSON Pointer into the part for each string
 cut, with that string's length before the cut, in bytes.
 """
@@ -23,7 +24,10 @@ _ENCODE: Final = msgspec.json.Encoder()
 _DECODE: Final = msgspec.json.Decoder()
 
 # Fields that say what a part is, not what it holds: never cut.
-_STRUCTURE: Final = frozenset({"type", "id", "name", "role", "mime_type", "modality", "provenance"})
+# An image's ``detail`` is a setting, not content: cut, it would say another thing.
+_STRUCTURE: Final = frozenset(
+    {"type", "id", "name", "role", "mime_type", "modality", "provenance", "detail"}
+)
 
 
 class _Slot:
@@ -50,7 +54,9 @@ class _Slot:
 def _slots(part: dict[str, Any], container: Any, path: tuple[Any, ...], found: list[_Slot]) -> None:
     pairs = container.items() if isinstance(container, dict) else enumerate(container)
     for key, value in pairs:
-        if key == "type" or (not path and key in _STRUCTURE):
+        # A ``type`` names a part or a provider's block; inside a call's
+        # arguments it is the caller's own value, and is cut like any other.
+        if (key == "type" and path[:1] != ("arguments",)) or (not path and key in _STRUCTURE):
             continue
         if isinstance(value, str):
             if value:

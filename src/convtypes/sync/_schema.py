@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from .._jsonvalue import DecodedJson
+from .._schema import drop_subschema
 from ._ops import AddMessages
 
 __all__ = ["ops_schema", "ops_schema_text"]
@@ -22,14 +23,13 @@ __all__ = ["ops_schema", "ops_schema_text"]
 
 def ops_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of one line of an op log."""
-    from .._cli import _drop_subschema  # the transcript schema's own clean-up
 
     schema = msgspec.json.schema(AddMessages)
     definitions: dict[str, Any] = schema["$defs"]
     for definition in definitions.values():
         # Unknown fields are kept on the wire (see the transcript schema).
         definition.pop("additionalProperties", None)
-    _drop_subschema(schema, msgspec.json.schema(DecodedJson))
+    drop_subschema(schema, msgspec.json.schema(DecodedJson))
     add = definitions["AddMessages"]
     add["description"] = (
         "An op that adds messages after the node 'after' names (none for a first op). "
