@@ -152,7 +152,7 @@ _UNSENDABLE: dict[str, tuple[list[ct.LenientMessage], type[Exception]]] = {
 # The dialects whose left_out names an unknown message, as to_request(...,
 # unknown="skip") leaves it out, instead of refusing it (see
 # tests/test_dialects_unknown.py).
-_NAMES_UNKNOWN = {"openai_chat", "ollama", "mistral", "cohere"}
+_NAMES_UNKNOWN = set(_DIALECTS)
 
 
 @pytest.mark.parametrize("case", list(_UNSENDABLE))

@@ -15,24 +15,39 @@ from typing import Any
 
 import pytest
 from left_out_check import NOTHING
-from test_dialects_requests import SESSION, validate_openai_chat
+from test_dialects_requests import (
+    SESSION,
+    validate_anthropic,
+    validate_bedrock,
+    validate_gemini,
+    validate_openai_chat,
+    validate_openai_responses,
+)
 
 import convtypes as ct
 from convtypes.dialects import (
     LEFT_OUT_KINDS,
     LeftOut,
     UnsupportedContent,
+    anthropic,
+    bedrock,
     cohere,
+    gemini,
     mistral,
     ollama,
     openai_chat,
+    openai_responses,
 )
 
 from provider_rules import validate_cohere, validate_mistral
 
 DIALECTS: dict[str, ModuleType] = {
+    "anthropic": anthropic,
     "openai_chat": openai_chat,
+    "openai_responses": openai_responses,
+    "gemini": gemini,
     "ollama": ollama,
+    "bedrock": bedrock,
     "mistral": mistral,
     "cohere": cohere,
 }
@@ -51,8 +66,12 @@ def _validate_ollama(body: dict[str, Any]) -> None:
 
 
 VALIDATE = {
+    "anthropic": validate_anthropic,
     "openai_chat": validate_openai_chat,
+    "openai_responses": validate_openai_responses,
+    "gemini": validate_gemini,
     "ollama": _validate_ollama,
+    "bedrock": validate_bedrock,
     "mistral": validate_mistral,
     "cohere": validate_cohere,
 }
