@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import test_dialects_readme as readme
 from left_out_check import NOTHING
 from test_dialects_requests import (
     SESSION,
@@ -54,15 +55,22 @@ DIALECTS: dict[str, ModuleType] = {
 
 
 def _validate_ollama(body: dict[str, Any]) -> None:
-    """Ollama has no SDK request type here: each call's result comes right after its turn."""
-    open_ids: list[str] = []
+    """Ollama has no SDK request type here: each call's result comes right after its turn.
+
+    A result names its call by id where the call has one, and by the tool's name otherwise.
+    """
+    calls: list[tuple[str | None, str]] = []
     for message in body["messages"]:
         if message["role"] == "tool":
-            assert message["tool_call_id"] in open_ids, message
-            open_ids.remove(message["tool_call_id"])
+            key = message.get("tool_call_id")
+            match = [c for c in calls if (c[0] == key if key else c[1] == message["tool_name"])]
+            assert match, f"a result that answers no open call: {message}"
+            calls.remove(match[0])
             continue
-        assert not open_ids, f"calls {open_ids} unanswered before a {message['role']} message"
-        open_ids = [call["id"] for call in message.get("tool_calls", ())]
+        assert not calls, f"calls {calls} unanswered before a {message['role']} message"
+        calls = [
+            (call.get("id"), call["function"]["name"]) for call in message.get("tool_calls", ())
+        ]
 
 
 VALIDATE = {
@@ -272,3 +280,125 @@ def test_a_bad_unknown_value_is_refused(name: str) -> None:
 
 def test_unknown_is_a_left_out_kind() -> None:
     assert "unknown" in LEFT_OUT_KINDS
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_a_skipped_message_inside_a_kept_reply_changes_nothing(name: str) -> None:
+    # A reply each dialect read from its own stream (items kept beside the
+    # assistant message where the dialect keeps them), its call answered; an
+    # unknown message between every two messages, even between the items and
+    # the assistant message they stand for.
+    dialect, events = readme.STREAMS[name]
+    stream = dialect.Accumulator()
+    for event in events():
+        stream.feed(event)
+    reply = stream.reply()
+    known: list[ct.Message] = [ct.UserMessage(content="Weather in Oslo?"), *reply.messages]
+    known += [
+        ct.ToolResultMessage(tool_use_id=call.id, content="sunny") for call in reply.tool_calls
+    ]
+    known.append(ct.UserMessage(content="Thanks."))
+    if name in ("gemini", "openai_responses"):  # these two keep every reply's items
+        assert isinstance(known[1], ct.ProviderOutputItemsMessage)
+    unknown = ct.UnknownMessage(role="observer", raw=b'{"role":"observer","seen":true}')
+    transcript: list[ct.LenientMessage] = [
+        ct.UserMessage(content="Weather?"),
+        calls,
+        unknown,
+        ct.ToolResultMessage(tool_use_id="call_a", content="sunny"),
+        unknown,
+        ct.ToolResultMessage(tool_use_id="call_b", content="rain"),
+        unknown,
+        ct.AssistantMessage(content="Sunny and rain."),
+        ct.UserMessage(content="Thanks."),
+    ]
+    body = dialect.to_request(transcript, unknown="skip")
+    VALIDATE[name](body)
+    assert body == dialect.to_request(_without_unknown(transcript))
+    report = dialect.left_out(transcript)
+    assert [(p.index, p.what) for p in report] == [(2, "unknown"), (4, "unknown"), (6, "unknown")]
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_a_call_only_an_unknown_message_follows_is_still_unanswered(name: str) -> None:
+    # A newer role that may answer a call is not a result to this version: the
+    # call stands unanswered when the user speaks, as with nothing in between.
+    dialect = DIALECTS[name]
+    transcript: list[ct.LenientMessage] = [
+        ct.UserMessage(content="Weather?"),
+        ct.AssistantMessage(tool_calls=(ct.ToolCall(id="c1", name="weather", arguments={}),)),
+        ct.UnknownMessage(role="tool_result_v2", raw=b'{"role":"tool_result_v2","id":"c1"}'),
+        ct.UserMessage(content="Well?"),
+    ]
+    with pytest.raises(ct.dialects.UnansweredCall) as err:
+        dialect.to_request(transcript, unknown="skip")
+    assert (err.value.index, err.value.call_id, err.value.user_index) == (1, "c1", 3)
+    with pytest.raises(ct.dialects.UnansweredCall):
+        dialect.left_out(transcript)
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_thinking_blocks_and_their_unknown_fields_are_named(name: str) -> None:
+    dialect = DIALECTS[name]
+    (turn,) = ct.decode_lenient_messages(
+        b'[{"role":"assistant","content":"Hi.","thinking":[{"text":"hm","tone":1}],'
+        b'"tool_calls":[],"v":2}]'
+    )
+    report = dialect.left_out([ct.UserMessage(content="Hi"), turn])
+    unknown = [(p.index, _place(p)) for p in report if p.what == "unknown"]
+    assert unknown == [(1, "at /v"), (1, "thinking block 0 at /tone")]
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_a_field_name_is_escaped_in_its_place(name: str) -> None:
+    dialect = DIALECTS[name]
+    (user,) = ct.decode_lenient_messages(b'[{"role":"user","content":"q","a/b~c: d":1}]')
+    (piece,) = dialect.left_out([user])
+    assert piece.what == "unknown"
+    assert piece.why.startswith("at /a~1b~0c%3A%20d: ")
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_a_bad_unknown_value_is_refused(name: str) -> None:
+    dialect = DIALECTS[name]
+    for bad in ("note", "Skip", None, 1):
+        with pytest.raises(ValueError, match=r'unknown= must be "raise" or "skip"'):
+            dialect.to_request([ct.UserMessage(content="q")], unknown=bad)
+
+
+def test_unknown_is_a_left_out_kind() -> None:
+    assert "unknown" in LEFT_OUT_KINDS
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_a_skipped_message_inside_a_kept_reply_changes_nothing(name: str) -> None:
+    # A reply each dialect read from its own stream (items kept beside the
+    # assistant message where the dialect keeps them), its call answered; an
+    # unknown message between every two messages, even between the items and
+    # the assistant message they stand for.
+    dialect, events = readme.STREAMS[name]
+    stream = dialect.Accumulator()
+    for event in events():
+        stream.feed(event)
+    reply = stream.reply()
+    known: list[ct.Message] = [ct.UserMessage(content="Weather in Oslo?"), *reply.messages]
+    known += [
+        ct.ToolResultMessage(tool_use_id=call.id, content="sunny") for call in reply.tool_calls
+    ]
+    known.append(ct.UserMessage(content="Thanks."))
+    assert any(isinstance(m, ct.ProviderOutputItemsMessage) for m in known) or name not in (
+        "gemini",
+        "openai_responses",
+    )
+    unknown = ct.UnknownMessage(role="observer", raw=b'{"role":"observer"}')
+    interleaved: list[ct.LenientMessage] = []
+    for message in known:
+        interleaved += [unknown, message]
+    body = dialect.to_request(interleaved, unknown="skip")
+    assert body == dialect.to_request(known)
+    VALIDATE[name](body)
+    report = dialect.left_out(interleaved)
+    assert [p for p in report if p.what != "unknown"] == [
+        LeftOut(2 * p.index + 1, p.what, p.why) for p in dialect.left_out(known)
+    ]
+    assert [p.index for p in report if p.what == "unknown"] == list(range(0, 2 * len(known), 2))
