@@ -183,6 +183,51 @@ MESSAGES: list[tuple[str, str]] = [
     ),
 ]
 
+# (name, wire, wire form): step 1 of the spec, one rule or more a line. The
+# wire is what a writer may leave or spell otherwise; the wire form is that
+# message as the reference writes it, written out by hand here, so that the
+# tests hold convtypes' canonical bytes to an RFC 8785 package's bytes of it.
+WIRE_FORM: list[tuple[str, str, str]] = [
+    (
+        "wire form: an assistant message's defaults are written, empty thinking is not",
+        '{"role":"assistant","thinking":[]}',
+        '{"role":"assistant","content":"","tool_calls":[]}',
+    ),
+    (
+        "wire form: null ids, signatures and redacted data are left out, thinking text is not",
+        '{"role":"assistant","thinking":[{"signature":"s","redacted_data":null},'
+        '{"redacted_data":"r","text":"","signature":null}],'
+        '"tool_calls":[{"id":null,"name":"f","arguments":{}}]}',
+        '{"role":"assistant","content":"","thinking":[{"text":"","signature":"s"},'
+        '{"text":"","redacted_data":"r"}],"tool_calls":[{"name":"f","arguments":{}}]}',
+    ),
+    (
+        "wire form: an internal provenance is left out",
+        '{"role":"tool_result","tool_use_id":"call_1","content":"Rain","provenance":"internal"}',
+        '{"role":"tool_result","tool_use_id":"call_1","content":"Rain"}',
+    ),
+    (
+        "wire form: detail is written, null media numbers are not, fps is a 32-bit float",
+        '{"role":"user_multimodal","content":['
+        '{"type":"video_url","url":"u","fps":29.969999313354492,"max_frames":null},'
+        '{"type":"video_path","path":"p","fps":0.123456789},'
+        '{"type":"audio_url","url":"a","sample_rate":null},'
+        '{"type":"image_url","url":"i"}]}',
+        '{"role":"user_multimodal","content":['
+        '{"type":"video_url","url":"u","fps":29.97},'
+        '{"type":"video_path","path":"p","fps":0.12345679},'
+        '{"type":"audio_url","url":"a"},'
+        '{"type":"image_url","url":"i","detail":"auto"}]}',
+    ),
+    (
+        "wire form: a key given twice counts once, with its last value",
+        '{"role":"assistant","content":"first","content":"",'
+        '"tool_calls":[{"id":"call_1","name":"f","arguments":{"n":1,"n":2}}]}',
+        '{"role":"assistant","content":"",'
+        '"tool_calls":[{"id":"call_1","name":"f","arguments":{"n":2}}]}',
+    ),
+]
+
 TRANSCRIPTS: list[tuple[str, list[str]]] = [
     ("the empty transcript", []),
     (
@@ -204,7 +249,7 @@ def build() -> list[dict[str, Any]]:
     import convtypes as ct
 
     out: list[dict[str, Any]] = []
-    for name, wire in MESSAGES:
+    for name, wire in [*MESSAGES, *((name, wire) for name, wire, _ in WIRE_FORM)]:
         message = ct.decode_message(wire, lenient=True)
         out.append(
             {

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import pickle
+from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+import rfc8785
 
 import convtypes as ct
 from convtypes.sync import (
@@ -20,6 +22,7 @@ from convtypes.sync import (
     encode_op,
     fold,
     op_id,
+    read_ops,
 )
 
 USER = ct.UserMessage(content="Weather in Oslo?")
@@ -120,6 +123,12 @@ def line(**changes: Any) -> bytes:
         (b'{"op":"add","id":"1@a"', "$.id", "expected more JSON"),
         (line(after="1@a"), "$.after", "expected an op to follow"),
         (line(after=7), "$.after", "expected str | null, got int"),
+        # In a field the op keeps as it is (unknown), or in an op of an
+        # unknown kind: still the library's error, at the place.
+        (line(z="")[:-2] + b'\xff"}', "$.z", "expected UTF-8 text"),
+        (b'{"op":"later","z":"\xff"}', "$.z", "expected UTF-8 text"),
+        (line(z=0)[:-2] + b"1e400}", "$.z", "expected a number within the range"),
+        (b'{"op":"later","z":1e400}', "$.z", "expected a number within the range"),
     ],
 )
 def test_reading_a_bad_op_names_the_place(data: bytes, path: str, reason: str) -> None:
@@ -127,6 +136,21 @@ def test_reading_a_bad_op_names_the_place(data: bytes, path: str, reason: str) -
         decode_op(data)
     assert caught.value.path == path
     assert caught.value.reason.startswith(reason), caught.value.reason
+
+
+@pytest.mark.parametrize("data", [5, None, [1], {"op": "add"}])
+def test_decode_op_refuses_what_is_not_bytes_or_text(data: Any) -> None:
+    with pytest.raises(TypeError, match="decode_op reads bytes, bytearray, memoryview or str"):
+        decode_op(data)
+
+
+def test_a_bad_line_in_a_log_is_a_wire_error_at_its_place(tmp_path: Path) -> None:
+    log = tmp_path / "ops.jsonl"
+    log.write_bytes(line() + b"\n" + line(id="1@b", device="b")[:-1] + b',"z":"\xff"}\n')
+    with pytest.raises(ct.WireError) as caught:
+        read_ops(log)
+    assert (caught.value.line, caught.value.path) == (2, "$.z")
+    assert caught.value.reason.startswith("expected UTF-8 text")
 
 
 def test_an_op_nested_too_deep_is_refused_before_anything_recurses() -> None:
@@ -264,6 +288,44 @@ def test_two_ops_with_one_id_the_smaller_json_wins_in_any_order() -> None:
         assert tree.conflicts == [loser]
         assert tree.heads() == ["3@a"]
         assert tree.ops() == [root, winner, loser, child]
+
+
+def test_of_two_ops_with_one_id_every_language_picks_the_same() -> None:
+    # The rule must not hang on how convtypes happens to write JSON: the
+    # winner is the op whose RFC 8785 bytes (here from the rfc8785 package,
+    # as a program in another language would make them) sort first.
+    root = add(1, "a", None, USER)
+
+    def call(arguments: dict[str, Any]) -> AddMessages:
+        tool = ct.ToolCall(id="c1", name="f", arguments=arguments)
+        return add(2, "b", root.id, ct.AssistantMessage(tool_calls=(tool,)))
+
+    one, other = call({"z": 1, "a": 0}), call({"b": 0})
+    by_rfc8785 = min((one, other), key=lambda op: rfc8785.dumps(json.loads(encode_op(op))))
+    assert by_rfc8785 is one and min((one, other), key=encode_op) is other
+    for order in ([root, one, other], [other, one, root]):
+        tree = fold(order)
+        assert tree.node("2@b") == one and tree.conflicts == [other]
+
+
+def test_one_op_in_two_spellings_folds_to_the_same_bytes_in_any_order() -> None:
+    # A device in another language relays an op: its map reorders the
+    # arguments and writes 1.0 for 1. The op is equal (one address), but
+    # its bytes differ; the tree must not keep whichever came first.
+    ours = decode_op(
+        b'{"op":"add","id":"1@a","device":"a","clock":1,"messages":[{"role":"assistant",'
+        b'"content":"","tool_calls":[{"id":"c","name":"f","arguments":{"x":1,"y":2}}]}]}'
+    )
+    relayed = decode_op(
+        b'{"messages":[{"tool_calls":[{"arguments":{"y":2,"x":1.0},"name":"f","id":"c"}],'
+        b'"content":"","role":"assistant"}],"clock":1,"device":"a","id":"1@a","op":"add"}'
+    )
+    assert ours == relayed and encode_op(ours) != encode_op(relayed)
+    first, second = fold([ours, relayed]), fold([relayed, ours])
+    assert ct.encode(first.transcript()) == ct.encode(second.transcript())
+    assert encode_op(first.node("1@a")) == encode_op(second.node("1@a"))
+    assert first.conflicts == second.conflicts == []
+    assert [encode_op(op) for op in first.ops()] == [encode_op(op) for op in second.ops()]
 
 
 def test_unknown_op_kinds_are_kept_and_reported_not_applied() -> None:

@@ -516,6 +516,8 @@ def _address(args: argparse.Namespace) -> int:
                             out.write(chain + "\n")
                         else:
                             out.write(own + "\n")
+                if args.chain and chain == EMPTY_TRANSCRIPT:
+                    out.write(chain + "\n")  # no message: the last line is still the file's
             except (OSError, EOFError, zlib.error) as err:
                 why = err.strerror if isinstance(err, OSError) and err.strerror else _why(err)
                 print(f"convtypes: cannot read {name}: {why}", file=sys.stderr)

@@ -92,9 +92,12 @@ def read_ops(path: StrPath, offset: int = 0) -> tuple[list[LenientOp], int]:
                 raise ValueError(f"read_ops: offset {offset} is {where}")
         cursor = offset
         for _, start, lines in line_batches(file, first_offset=offset):
-            torn = not lines[-1].endswith(b"\n")
+            # Only the last line of a file lacks its newline, but one that an
+            # appender is writing may end a readlines() mid-batch: its rest
+            # then comes as another line. The bytes stop at the first such.
+            torn = b"".join(lines).count(b"\n") != len(lines)
             if torn:
-                lines.pop()
+                del lines[[text.endswith(b"\n") for text in lines].index(False) :]
             batch = _decode_batch(lines, decode_op if guarded else decode_add)
             if batch is None or not _ids_hold(batch):
                 _read_lines(file.fileno(), lines, start, [])  # raises, placed in the file

@@ -294,6 +294,10 @@ def decode_op(data: bytes | bytearray | memoryview | str) -> LenientOp:
     not an op raises :class:`convtypes.WireError` naming where
     (``$.messages[1].content``).
     """
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise TypeError(
+            f"decode_op reads bytes, bytearray, memoryview or str, not {type(data).__name__}"
+        )
     if len(data) < GUARD_BYTES or not skips_may_overflow() or skip_is_bounded(data):
         try:
             op = decode_add(data)
@@ -317,7 +321,7 @@ def _decode_carefully(raw: bytes) -> LenientOp:
         raise WireError("missing required field 'op'", "$")
     kind = _field(_TEXT, fields, "op")
     if kind != "add":
-        return UnknownOp(op=kind, raw=raw)
+        return UnknownOp(op=kind, raw=_whole(raw))
     known: dict[str, Any] = {
         "id": _field(_TEXT, fields, "id"),
         "device": _field(_TEXT, fields, "device"),
@@ -326,10 +330,28 @@ def _decode_carefully(raw: bytes) -> LenientOp:
     }
     if "after" in fields:
         known["after"] = _field(_OPTIONAL_TEXT, fields, "after")
-    extra = {key: _ANY(value) for key, value in fields.items() if key not in _KNOWN}
+    try:
+        extra = {key: _ANY(value) for key, value in fields.items() if key not in _KNOWN}
+    except Exception:
+        _whole(raw)
+        raise  # pragma: no cover - _whole finds what a part could not be read for
     if extra:
         return rebuild(AddMessages, known, extra)
     return AddMessages(**known)
+
+
+def _whole(raw: bytes) -> bytes:
+    """``raw``, once read whole; else a WireError at the place.
+
+    Splitting an op into its fields leaves what a field holds unread (bad
+    UTF-8, a number beyond a double), and an unknown field or an unknown
+    kind's op is then read on its own, where the place would be lost.
+    """
+    try:
+        _ANY(raw)
+    except Exception as exc:
+        raise from_msgspec(exc, raw, TAGS) from None
+    return raw
 
 
 def _field(decode: Any, fields: dict[str, msgspec.Raw], name: str) -> Any:

@@ -12,9 +12,14 @@ given, never on their order, and a duplicate changes nothing:
   those the one whose ``device`` sorts last (by code point): the latest
   write, in the order of Lamport clocks, wins;
 - two different ops with the same id (a device that reused a clock after
-  losing its state) are both kept, and the one whose JSON
-  (:func:`encode_op`) sorts first by byte is the node; the other is listed
-  in :attr:`Tree.conflicts`;
+  losing its state) are both kept, and the one whose canonical bytes (the
+  op's JSON with each message canonical, in RFC 8785 form: what every
+  language writes alike) sort first is the node; the other is listed in
+  :attr:`Tree.conflicts`. One op in two spellings (another writer's key
+  order or ``1.0`` for ``1``: equal, with one address) is kept the same
+  way, the spelling whose JSON (:func:`encode_op`) sorts first being the
+  node, so the node's bytes do not depend on which came first; it is no
+  conflict;
 - an op of a kind this version does not know is kept, listed in
   :attr:`Tree.unknown`, and applies nothing.
 """
@@ -23,8 +28,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
+import msgspec
+
+from .._address import canonical
+from .._canonical import canonical_json
 from .._conversation import Problem, check_conversation
 from .._messages import (
     MESSAGE_TYPES,
@@ -34,6 +43,8 @@ from .._messages import (
     UserMultimodalMessage,
 )
 from .._unknown import UnknownMessage
+from .._value import is_carrier
+from .._value import unknown_fields as kept_fields
 from ._ops import MAX_CLOCK, AddMessages, LenientOp, UnknownOp, encode_op, op_id
 
 __all__ = ["BranchError", "Tree", "fold"]
@@ -41,6 +52,7 @@ __all__ = ["BranchError", "Tree", "fold"]
 # The problems of check_conversation that Tree.append refuses to create.
 REFUSED: Final = frozenset({"unanswered-call", "unknown-call"})
 _MESSAGE_KINDS: Final = (*MESSAGE_TYPES, UnknownMessage)
+_decode: Final = msgspec.json.decode
 
 
 class BranchError(ValueError):
@@ -114,7 +126,7 @@ class Tree:
                 else:
                     self._waiting.setdefault(after, []).append(node)
                 return True
-            if existing == op:
+            if existing is op:
                 return False
             return self._rival(existing, op)
         if isinstance(op, UnknownOp):
@@ -149,17 +161,27 @@ class Tree:
             stack.extend(waiting.pop(child, ()))
 
     def _rival(self, existing: AddMessages, op: AddMessages) -> bool:
-        """A second, different op with an id already held: keep both, and pick one."""
+        """A second op with an id already held: keep both if their bytes differ, and pick one.
+
+        Bytes, not ``==``: an equal op in another writer's spelling (keys
+        reordered, ``1.0`` for ``1``) is kept too, so that the node's bytes
+        are the same whichever spelling came first.
+        """
         rivals = self._rivals.get(op.id)
-        if rivals is None:
-            rivals = self._rivals[op.id] = {encode_op(existing): existing}
         key = encode_op(op)
+        if rivals is None:
+            spelled = encode_op(existing)
+            if key == spelled:
+                return False  # a plain duplicate: the common case, and nothing kept
+            rivals = self._rivals[op.id] = {spelled: existing}
         if key in rivals:
             return False
         rivals[key] = op
-        winner = rivals[min(rivals)]
+        winner = min(rivals.items(), key=_rank_rival)[1]
         if winner is not existing:
             self._ops[op.id] = winner
+            if winner.after == existing.after:
+                return True  # the same place in the tree: only the bytes change
             self._joined.clear()
             self._leaves.clear()
             self._waiting.clear()
@@ -250,7 +272,9 @@ class Tree:
         """Ops that lost to another op with the same id (see the module's rules)."""
         lost: list[AddMessages] = []
         for node, rivals in sorted(self._rivals.items()):
-            lost.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] is not self._ops[node])
+            node_op = self._ops[node]
+            # Another spelling of the node's own op is no conflict.
+            lost.extend(rivals[raw] for raw in sorted(rivals) if rivals[raw] != node_op)
         return lost
 
     def ops(self) -> list[LenientOp]:
@@ -345,6 +369,27 @@ def _new_problems(base: list[LenientMessage], added: list[LenientMessage]) -> li
         else:
             new.append(problem)
     return new
+
+
+def canonical_op(op: AddMessages) -> bytes:
+    """The op's canonical bytes: its JSON, each message canonical, written as RFC 8785 writes.
+
+    What every language makes alike (docs/identity.md), where ``encode_op``
+    bytes hang on how this library lays out a number.
+    """
+    wire: dict[str, Any] = {"op": "add", "id": op.id, "device": op.device, "clock": op.clock}
+    if op.after is not None:
+        wire["after"] = op.after
+    if is_carrier(type(op)):
+        for key, extra in kept_fields(op).items():
+            wire.setdefault(key, extra)
+    wire["messages"] = [_decode(canonical(message)) for message in op.messages]
+    return canonical_json(wire)
+
+
+def _rank_rival(item: tuple[bytes, AddMessages]) -> tuple[bytes, bytes]:
+    """Rivals by canonical bytes; one op's spellings, equal there, by their JSON."""
+    return canonical_op(item[1]), item[0]
 
 
 def fold(ops: Iterable[LenientOp]) -> Tree:
