@@ -855,7 +855,9 @@ def test_left_out_refuses_what_to_request_refuses() -> None:
         gemini.left_out("hi")  # type: ignore[arg-type]
     unknown = ct.decode_lenient_messages(b'[{"role": "critic", "text": "x"}]')
     with pytest.raises(UnsupportedContent, match="message 0"):
-        gemini.left_out(unknown)
+        gemini.to_request(unknown)
+    # A message a newer writer made is named, as to_request(..., unknown="skip") leaves it out.
+    assert [(p.index, p.what) for p in gemini.left_out(unknown)] == [(0, "unknown")]
     with pytest.raises(UnansweredCall, match="toolu_01"):
         gemini.left_out(
             [ct.UserMessage(content="q"), ANTHROPIC_TURN[0], ct.UserMessage(content="?")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import importlib
 import pkgutil
 import re
 import subprocess
@@ -197,6 +198,10 @@ def fences_bytes(page: bytes) -> str:
 
 def takes_a_template_module_for_a_dialect() -> Dialect:
     return chat_template  # refused
+
+
+def skips_by_a_word_no_dialect_knows(dialect: Dialect, transcript: list[ct.Message]) -> object:
+    return dialect.to_request(transcript, unknown="drop")  # refused
 """
 
 
@@ -549,3 +554,18 @@ def test_the_typed_cancel_loop_and_a_trimmed_deque_run() -> None:
     log = collections.deque([ct.SystemMessage(content="s"), *closed, ct.UserMessage(content="b")])
     assert user.recent_turns(log, 1_000) == list(log)
     assert user.recent_turns(log, 20) == [log[0], log[-1]]
+
+
+@pytest.mark.parametrize("name", dialect_modules())
+def test_the_typed_resume_runs_on_every_dialect(name: str) -> None:
+    # A newer device's transcript, through the Dialect protocol: the unknown
+    # message stays out of the request, and it and the unknown field are named.
+    dialect = importlib.import_module(f"convtypes.dialects.{name}")
+    synced = ct.decode_lenient_messages(
+        b'[{"role":"user","content":"Hi","lang":"en"},{"role":"critic","verdict":"fine"}]'
+    )
+    body, named = user.resume(dialect, synced)
+    assert body == dialect.to_request([ct.UserMessage(content="Hi")])
+    assert len(named) == 2
+    assert named[0].startswith("at /lang: ")
+    assert named[1].startswith("role 'critic' is unknown")

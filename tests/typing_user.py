@@ -283,3 +283,13 @@ def request(dialect: Dialect, transcript: list[ct.Message], tools: list[ToolSpec
     body = dialect.to_request(transcript, fence_external=True, unsupported="note")
     body.update(dialect.tools_to_request(tools, choice="auto"))
     return len(body) + len(dialect.PROTOCOL)
+
+
+def resume(dialect: Dialect, synced: list[ct.LenientMessage]) -> tuple[dict[str, Any], list[str]]:
+    """Resume a transcript a newer device wrote: what this version does not know stays out.
+
+    The request leaves out messages of roles this version does not know;
+    ``left_out`` names them, and the fields no request sends, for a log.
+    """
+    body = dialect.to_request(synced, unknown="skip")
+    return body, [piece.why for piece in dialect.left_out(synced) if piece.what == "unknown"]

@@ -2,8 +2,10 @@
 
 One module per provider API, each with the same names:
 
-- ``to_request(messages, *, fence_external=True, unsupported="raise")``: the
-  conversation part of a request body, as plain JSON-ready dicts;
+- ``to_request(messages, *, fence_external=True, unsupported="raise",
+  unknown="raise")``: the conversation part of a request body, as plain
+  JSON-ready dicts (``unknown="skip"`` leaves out the messages of a role this
+  version does not know);
 - ``tools_to_request(tools, *, choice="auto")``: the request fields that
   offer a list of :class:`ToolSpec` to the model, with the tool choice;
 - ``from_response(response)``: the messages to append to the transcript, from
@@ -47,6 +49,7 @@ from ._errors import (
     UnsupportedContent,
 )
 from ._left_out import LEFT_OUT_KINDS, LeftOut, LeftOutKind
+from ._newer import Unknown
 from ._protocol import Dialect, StreamAccumulator
 from ._reply import (
     STOP_REASONS,
@@ -85,6 +88,7 @@ __all__ = [
     "ToolSchemaError",
     "ToolSpec",
     "UnansweredCall",
+    "Unknown",
     "UnmatchedResult",
     "Unsupported",
     "UnsupportedContent",

@@ -34,11 +34,12 @@ def sendable(
 ) -> list[Any]:
     """The transcript ``left_out`` walks, refused where ``to_request`` refuses it.
 
-    Media aside: ``left_out`` names those under either ``unsupported``.
+    Media aside: ``left_out`` names those under either ``unsupported``; and
+    messages a newer writer made, which it names whatever ``unknown=``.
     """
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
-    to_request(transcript, unsupported="note")  # raises what it raises
+    to_request(transcript, unsupported="note", unknown="skip")  # raises what it raises
     return transcript
 
 

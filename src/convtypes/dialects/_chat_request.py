@@ -6,12 +6,13 @@ transcript the same way: a tool result answers its call's id, a user message
 opens a user turn, an assistant message follows the kept message (a provider
 output item of the dialect's own protocol) before it by sending only what
 that item lacks, another provider's items are dropped, and a message a newer
-writer made is refused. :class:`ChatWalk` is that walk; a dialect subclasses
-it and overrides the hooks its wire differs in (the shape of a result, of a
-user's media, of an assistant turn). Where a wire gathers the assistant
-messages and items of one turn into one message (Mistral, Cohere),
-:class:`GatheredWalk` keeps the turn open until a message of another role
-comes, and :class:`ChatTurn` is the turn being gathered.
+writer made is refused, or walked past under ``unknown="skip"``
+(:meth:`ChatWalk.skip`). :class:`ChatWalk` is that walk; a dialect
+subclasses it and overrides the hooks its wire differs in (the shape of a
+result, of a user's media, of an assistant turn). Where a wire gathers the
+assistant messages and items of one turn into one message (Mistral,
+Cohere), :class:`GatheredWalk` keeps the turn open until a message of
+another role comes, and :class:`ChatTurn` is the turn being gathered.
 
 The walk hands each message to the hook for its type, with the kept message
 right before it (``previous``); the hook returns the kept message the next
@@ -50,6 +51,7 @@ from ._ids import CallIds
 from ._json import arguments_json
 from ._left_out import LeftOut, media_kind
 from ._media import image_type
+from ._newer import Unknown, newer_notes
 from ._send import data_url, tool_result_text
 
 Hook = Callable[[int, Any, Any], Any]
@@ -85,7 +87,16 @@ class ChatWalk:
     protocol: ClassVar[str]
     """The ``protocol`` of the provider output items the dialect replays."""
 
-    __slots__ = ("fence_external", "ids", "notes", "out", "thinking", "turn", "unsupported")
+    __slots__ = (
+        "fence_external",
+        "ids",
+        "notes",
+        "out",
+        "thinking",
+        "turn",
+        "unknown",
+        "unsupported",
+    )
 
     def __init__(
         self,
@@ -94,12 +105,14 @@ class ChatWalk:
         unsupported: Unsupported,
         notes: list[LeftOut] | None,
         thinking: Any = None,
+        unknown: Unknown = "raise",
     ) -> None:
         self.ids = ids
         self.fence_external = fence_external
         self.unsupported = unsupported
         self.notes = notes
         self.thinking = thinking
+        self.unknown = unknown
         self.out: list[dict[str, Any]] = []
         self.turn: ChatTurn | None = None  # the turn being gathered (see GatheredWalk)
 
@@ -113,12 +126,17 @@ class ChatWalk:
             SystemMessage: self.system,
             ProviderOutputItemsMessage: self.items,
         }
+        if self.unknown == "skip":
+            hooks[UnknownMessage] = self.skip
+        notes = self.notes
         kept: Any = None
         for index, message in enumerate(transcript):
             hook = hooks.get(type(message))
             if hook is None:
                 hook = self._hook_of(index, message, hooks)
             kept = hook(index, message, kept)
+            if notes is not None:
+                notes += newer_notes(index, message)
         self.finish()
         return self.out
 
@@ -133,6 +151,14 @@ class ChatWalk:
         raise not_a_message(index, message)
 
     # --- hooks ---------------------------------------------------------------------------
+
+    def skip(self, index: int, message: UnknownMessage, previous: Any) -> Any:
+        """A message a newer writer made, under ``unknown="skip"``: walked past, unsent.
+
+        What the next message follows is what this one would have: the walk
+        goes on as if it were not there (see :mod:`convtypes.dialects._newer`).
+        """
+        return previous
 
     def assistant(self, index: int, message: AssistantMessage, previous: Any) -> Any:
         """Send an assistant message (after ``previous``, only what that kept item lacks)."""

@@ -17,7 +17,7 @@ from msgspec import Struct
 from .._errors import WireError
 from .._pending import check_fields
 
-__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "in_item", "media_kind"]
+__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "in_item", "media_kind", "pointer"]
 
 LeftOutKind = Literal[
     "thinking",
@@ -35,6 +35,7 @@ LeftOutKind = Literal[
     "call",
     "annotations",
     "cache-control",
+    "unknown",
 ]
 """The kinds of content a request can leave out, each a fixed word to match on.
 
@@ -58,7 +59,11 @@ LeftOutKind = Literal[
 - ``"annotations"``: annotations of a kept reply (citations of a web
   search) that the API has no input field for;
 - ``"cache-control"``: a cache marker found in an older transcript's
-  items, which the request sends without.
+  items, which the request sends without;
+- ``"unknown"``: what a newer writer made that this version does not know:
+  a message of an unknown role, which ``to_request(..., unknown="skip")``
+  leaves out, or a field a known message, block or call carries from lenient
+  decoding, which no request sends.
 """
 
 LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
@@ -77,6 +82,7 @@ LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
     "call",
     "annotations",
     "cache-control",
+    "unknown",
 )
 
 
@@ -94,11 +100,16 @@ class LeftOut(Struct, frozen=True, gc=False):
       (a Gemini part, an Anthropic block, a Responses item);
     - ``"item N at /a/b: "``: what item ``N`` holds at that JSON Pointer (RFC
       6901, in its URI fragment form without the ``#``), such as
-      ``"item 0 at /annotations: "`` or ``"item 0 at /tool_calls/2: "``.
+      ``"item 0 at /annotations: "`` or ``"item 0 at /tool_calls/2: "``;
+    - ``"at /a: "``, ``"block N at /a: "``, ``"call N at /a: "``,
+      ``"thinking block N at /a: "``: a field that lenient decoding kept on
+      the message itself, on its content block ``N``, its tool call ``N`` or
+      its thinking block ``N`` (``"unknown"``).
 
     A ``why`` with no place names the message itself: its text, for
     ``"text"`` (the blank text of a system, user or assistant message), or
-    the whole message (items of another protocol).
+    the whole message (items of another protocol, a message of an unknown
+    role).
     """
 
     index: int
@@ -127,8 +138,17 @@ def in_item(position: int, *path: str | int) -> str:
     """
     if not path:
         return f"item {position}"
+    return f"item {position} at {pointer(*path)}"
+
+
+def pointer(*path: str | int) -> str:
+    """``path`` as a JSON Pointer in its URI fragment form: ``pointer("a", 2)`` is ``"/a/2"``.
+
+    Each step is escaped as RFC 6901 asks and percent-encoded, so that a
+    place written with it ends at the first ``": "``.
+    """
     steps = (quote(str(step).replace("~", "~0").replace("/", "~1"), safe="~") for step in path)
-    return f"item {position} at /{'/'.join(steps)}"
+    return "/" + "/".join(steps)
 
 
 def media_kind(block: object) -> LeftOutKind:

@@ -23,6 +23,7 @@ from .._messages import Message
 from .._unknown import UnknownMessage
 from ._errors import Unsupported
 from ._left_out import LeftOut
+from ._newer import Unknown
 from ._reply import Delta, Reply
 from ._tools import ToolSpec
 
@@ -74,6 +75,7 @@ class Dialect(Protocol):
         *,
         fence_external: bool = ...,
         unsupported: Unsupported = ...,
+        unknown: Unknown = ...,
     ) -> dict[str, Any]:
         """The conversation part of a request body."""
         ...

@@ -33,9 +33,9 @@ from .._errors import (
     not_a_message,
     short,
     unknown_block,
-    unknown_message,
 )
 from .._left_out import LeftOut, in_item
+from .._newer import newer_notes
 from .._send import transcript_of
 from ._request import (
     _DROPPED,
@@ -83,17 +83,25 @@ def left_out(
       ``"detail"``: an image's ``detail`` other than ``"auto"``, which the
       API has no field for.
 
+    - ``"unknown"``: a message of a role this version does not know, which
+      ``to_request(..., unknown="skip")`` leaves out, and each field a newer
+      writer added to a known message, block or call, which no request
+      sends.
+
     It walks the transcript on its own, so ``to_request`` pays nothing for
     it. It raises what ``to_request`` raises for a transcript it cannot
-    send at all: a message or block of a kind this version does not know,
-    a call without its result, a result without its call.
+    send at all: a block of a kind this version does not know, a call
+    without its result, a result without its call; never an unknown
+    message.
     """
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
-    to_request(transcript, unsupported="note")  # raises what it raises, media aside
+    # Raises what it raises, media and unknown messages aside.
+    to_request(transcript, unsupported="note", unknown="skip")
     out: list[LeftOut] = []
     kept: ProviderOutputItemsMessage | None = None
     for index, message in enumerate(transcript):
+        out += newer_notes(index, message)
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             if previous is None:
@@ -120,7 +128,7 @@ def left_out(
             out += _items_left_out(index, message.items, transcript)
             kept = message
         elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
+            kept = previous  # walked past, as to_request(..., unknown="skip") does
         elif not isinstance(message, (SystemMessage, ToolResultMessage)):
             raise not_a_message(index, message)
     return out

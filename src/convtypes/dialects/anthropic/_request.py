@@ -36,6 +36,7 @@ from .._errors import (
 from .._ids import CallIds
 from .._left_out import LeftOutKind
 from .._media import image_type, parse_data_url
+from .._newer import Unknown, check_unknown, next_known
 from .._send import transcript_of
 from ._cache_marks import _mark, _marker
 from ._wire import _MARKER, _NO_MEDIA, _SDK_ONLY, DIALECT, PROTOCOL, _has_text, _usable_id
@@ -169,7 +170,7 @@ class _Kept:
 
 def _answered_calls(index: int, transcript: list[Any]) -> Collection[object]:
     """The ids of the calls that the ``AssistantMessage`` after the items at ``index`` holds."""
-    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    after = next_known(transcript, index)
     return {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
 
 
@@ -321,6 +322,7 @@ def to_request(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     cache: Cache = False,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of a Messages API request body.
 
@@ -337,10 +339,15 @@ def to_request(
     a ``cache_control``, at most three breakpoints. ``TypeError`` or
     ``ValueError`` for another value.
 
+    A message of a role this version does not know raises
+    ``UnsupportedContent``, or with ``unknown="skip"`` is left out, walked
+    past as if it were not there.
+
     The request is the caller's: no dict or list in it is shared with the
     transcript, so changing it in place changes nothing stored.
     """
     check_unsupported(unsupported)
+    check_unknown(unknown)
     ttl = cache_ttl(cache)
     transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
@@ -447,7 +454,10 @@ def to_request(
                 content.extend(blocks)
             continue
         elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
+            if unknown == "raise":
+                raise unknown_message(index, message)
+            kept = previous  # walked past: what comes next follows what came before
+            continue
         else:
             raise not_a_message(index, message)
         if blocks:

@@ -26,11 +26,14 @@ def left_out(
     ``"video"``, ``"audio"``, whether ``to_request`` raises for them or sends
     a note) and fields a sent medium goes without (``"detail"``, ``"fps"``,
     ``"max-frames"``, ``"sample-rate"``). It takes ``unsupported`` as
-    ``to_request`` does, and names those media under either value. Raises
-    what ``to_request`` raises for a transcript it cannot send at all.
+    ``to_request`` does, and names those media under either value; and what
+    a newer writer made (``"unknown"``): a message of a role this version
+    does not know, which ``to_request(..., unknown="skip")`` leaves out, and
+    each field no request sends. Raises what ``to_request`` raises for a
+    transcript it cannot send at all, never for an unknown message.
     """
     check_unsupported(unsupported)
     notes: list[LeftOut] = []
-    _build(transcript_of(messages, "left_out"), True, "note", None, notes)
+    _build(transcript_of(messages, "left_out"), True, "note", None, notes, "skip")
     notes.sort(key=lambda note: note.index)
     return notes

@@ -47,6 +47,7 @@ from .._errors import (
 )
 from .._ids import CallIds
 from .._left_out import LeftOut, LeftOutKind, in_item, media_kind
+from .._newer import Unknown, check_unknown, newer_notes, next_known
 from .._send import tool_result_text, transcript_of
 from .._tools import spelled_name
 from ._cache_marks import _mark, _point
@@ -370,7 +371,7 @@ def _replayed(
     token limit, and no result will ever answer it. A server tool's
     ``toolUse`` goes back only beside its ``toolResult``.
     """
-    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    after = next_known(transcript, index)
     answered = {call.id for call in after.tool_calls} if isinstance(after, AssistantMessage) else ()
     kept = list(items)
     served: set[str] = set()
@@ -442,12 +443,15 @@ def _build(
     unsupported: Unsupported,
     ttl: str | None,
     notes: list[LeftOut] | None,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[dict[str, Any]] = []
     turns = _Turns(notes)
     kept: _Kept | None = None
     for index, message in enumerate(transcript):
+        if notes is not None:
+            notes += newer_notes(index, message)
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
             result = {
@@ -525,7 +529,10 @@ def _build(
                 turns.items(index, blocks, sent_places or [])
             continue
         if isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
+            if unknown == "raise":
+                raise unknown_message(index, message)
+            kept = previous  # walked past: what comes next follows what came before
+            continue
         raise not_a_message(index, message)
     messages = turns.finish()
     if ttl is not None:
@@ -543,6 +550,7 @@ def to_request(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     cache: Cache = False,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The ``messages`` and ``system`` of a Converse call, as boto3 takes them.
 
@@ -554,9 +562,13 @@ def to_request(
     ``"1h"``), a ``cachePoint`` ends the system prompt and each of the last
     two user turns: at most 3, so that with the one
     :func:`tools_to_request` may add the request stays within the API's 4.
-    ``bedrock-converse`` items go back as they came (see the module). The
+    ``bedrock-converse`` items go back as they came (see the module). A
+    message of a role this version does not know raises
+    ``UnsupportedContent``, or with ``unknown="skip"`` is left out. The
     request shares no dict or list with the transcript.
     """
     check_unsupported(unsupported)
+    check_unknown(unknown)
     ttl = cache_ttl(cache)
-    return _build(transcript_of(messages, "to_request"), fence_external, unsupported, ttl, None)
+    transcript = transcript_of(messages, "to_request")
+    return _build(transcript, fence_external, unsupported, ttl, None, unknown)

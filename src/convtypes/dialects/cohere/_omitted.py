@@ -22,6 +22,7 @@ from .._errors import (
     not_a_message,
 )
 from .._left_out import LeftOut, in_item
+from .._newer import newer_notes
 from ._assistant import _Kept, _runnable, _said
 from ._request import _MEDIA, to_request
 from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
@@ -43,8 +44,11 @@ def left_out(
     where the piece sits in its message (see
     :class:`~convtypes.dialects.LeftOut`). ``unsupported`` is read as
     ``to_request`` reads it, and the media are named under either value.
-    What ``to_request`` refuses outright (a message or block a newer writer
-    made, a call without its result), this refuses too.
+    What ``to_request`` refuses outright (a block a newer writer made, a
+    call without its result), this refuses too. A message of a role this
+    version does not know is named (``"unknown"``), as ``to_request`` with
+    ``unknown="skip"`` leaves it out, and so is each field a newer writer
+    added to a known message, which no request sends.
     """
     transcript = sendable(messages, unsupported, to_request)
     out: list[LeftOut] = []
@@ -54,6 +58,9 @@ def left_out(
     said = False
     unsaid: list[LeftOut] = []
     for index, message in enumerate(transcript):
+        out += newer_notes(index, message)
+        if isinstance(message, UnknownMessage):
+            continue  # walked past: the turn and what follows stay as they were
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
@@ -71,9 +78,7 @@ def left_out(
         said, unsaid = False, []
         if isinstance(message, UserMultimodalMessage):
             out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
-        elif not isinstance(
-            message, (UserMessage, SystemMessage, ToolResultMessage, UnknownMessage)
-        ):
+        elif not isinstance(message, (UserMessage, SystemMessage, ToolResultMessage)):
             raise not_a_message(index, message)
     if not said:
         out += unsaid

@@ -15,6 +15,7 @@ from .._errors import (
     check_unsupported,
 )
 from .._ids import CallIds
+from .._newer import Unknown, check_unknown
 from .._send import transcript_of
 from ._assistant import _Kept, _Turn, _usable_id
 from ._wire import DETAILS, DIALECT, IMAGE_TYPES, PROTOCOL
@@ -46,6 +47,7 @@ def to_request(
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of a v2 chat request: ``{"messages": [...]}``.
 
@@ -53,9 +55,14 @@ def to_request(
     ``tools_to_request``, or POST it as JSON. External tool results are
     fenced unless ``fence_external`` is False. See the module for how the
     transcript is shaped to Cohere's rules. The request shares no mutable
-    value with the transcript.
+    value with the transcript. A message of a role this version does not
+    know raises ``UnsupportedContent``, or with ``unknown="skip"`` is left
+    out.
     """
     check_unsupported(unsupported)
+    check_unknown(unknown)
     transcript = transcript_of(messages, "to_request")
     ids = CallIds(transcript, _usable_id, DIALECT)
-    return {"messages": _Walk(ids, fence_external, unsupported, None).walk(transcript)}
+    return {
+        "messages": _Walk(ids, fence_external, unsupported, None, unknown=unknown).walk(transcript)
+    }

@@ -26,12 +26,16 @@ def left_out(
     ``"sample-rate"``), and with ``unsupported="note"`` each media block a
     note stands in for (``"image"``, ``"audio"``, ``"video"``). A call is
     never reported for a missing signature: the transcript holds none to
-    leave out. It walks the transcript as :func:`to_request` does, so it
-    raises what :func:`to_request` raises.
+    leave out. What a newer writer made is named too (``"unknown"``): a
+    message of a role this version does not know, which
+    ``to_request(..., unknown="skip")`` leaves out, and each field no
+    request sends. It walks the transcript as :func:`to_request` does, so
+    it raises what :func:`to_request` raises, but never for an unknown
+    message.
     """
     check_unsupported(unsupported)
     report: list[LeftOut] = []
-    _build(transcript_of(messages, "left_out"), True, unsupported, report)
+    _build(transcript_of(messages, "left_out"), True, unsupported, report, "skip")
     report.sort(key=_by_index)
     return report
 

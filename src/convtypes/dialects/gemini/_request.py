@@ -43,6 +43,7 @@ from .._errors import (
 from .._ids import CallIds, any_id
 from .._left_out import LeftOut, media_kind
 from .._media import image_type, media_type, parse_data_url
+from .._newer import Unknown, check_unknown, newer_notes
 from .._send import tool_result_text, transcript_of
 from ._wire import DIALECT, PROTOCOL
 
@@ -346,6 +347,7 @@ def to_request(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     unsigned_calls: UnsignedCalls = "keep",
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of a ``generateContent`` request.
 
@@ -365,13 +367,19 @@ def to_request(
     Google's placeholder, which makes Gemini skip the check, and gives up
     the model's own reasoning for that step; a real signature is never
     replaced. The default, ``"keep"``, sends every call as it is.
+
+    A message of a role this version does not know raises
+    ``UnsupportedContent``, or with ``unknown="skip"`` is left out, walked
+    past as if it were not there.
     """
     check_unsupported(unsupported)
     if type(unsigned_calls) is not str or unsigned_calls not in _UNSIGNED_CHOICES:
         raise ValueError(
             f'unsigned_calls= must be "keep" or "sentinel", not {unsigned_calls!r:.80}'
         )
-    request = _build(transcript_of(messages, "to_request"), fence_external, unsupported, None)
+    check_unknown(unknown)
+    transcript = transcript_of(messages, "to_request")
+    request = _build(transcript, fence_external, unsupported, None, unknown)
     if unsigned_calls == "sentinel":
         _sign_current_turn(request["contents"])
     return request
@@ -382,6 +390,7 @@ def _build(
     fence_external: bool,
     unsupported: Unsupported,
     report: list[LeftOut] | None,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The request (see :func:`to_request`); ``report`` gets what it leaves out, if given."""
     ids = CallIds(transcript, any_id, DIALECT)
@@ -401,6 +410,8 @@ def _build(
     # The methods the loop calls for nearly every message, looked up once.
     answer, make_call = ids.result, ids.call
     for index, message in enumerate(transcript):
+        if report is not None:
+            report += newer_notes(index, message)
         previous, carried = carried, None
         if isinstance(message, ToolResultMessage):
             answered = answer(index, message)
@@ -488,7 +499,10 @@ def _build(
             system.append(message.content)
             continue
         elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
+            if unknown == "raise":
+                raise unknown_message(index, message)
+            carried = previous  # walked past: what comes next follows what came before
+            continue
         else:
             raise not_a_message(index, message)
         if new:

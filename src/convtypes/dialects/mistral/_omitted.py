@@ -21,6 +21,7 @@ from .._errors import (
     not_a_message,
 )
 from .._left_out import LeftOut
+from .._newer import newer_notes
 from ._assistant import _Kept, _runnable
 from ._request import _MEDIA, to_request
 from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
@@ -44,12 +45,18 @@ def left_out(
     :class:`~convtypes.dialects.LeftOut`). It takes ``unsupported`` as
     ``to_request`` does, and names those media under either value. Raises
     what ``to_request`` raises for a transcript it cannot send at all (a
-    message or block a newer writer made, a call without its result).
+    block a newer writer made, a call without its result). A message of a
+    role this version does not know is named (``"unknown"``), as ``to_request``
+    with ``unknown="skip"`` leaves it out, and so is each field a newer
+    writer added to a known message, which no request sends.
     """
     transcript = sendable(messages, unsupported, to_request)
     out: list[LeftOut] = []
     kept: _Kept | None = None
     for index, message in enumerate(transcript):
+        out += newer_notes(index, message)
+        if isinstance(message, UnknownMessage):
+            continue  # walked past: the next message follows what this one would
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):
             _left_out_thinking(index, message, previous, out)
@@ -61,7 +68,7 @@ def left_out(
             kept = previous
         elif isinstance(message, UserMultimodalMessage):
             out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
-        elif not isinstance(message, (UserMessage, ToolResultMessage, UnknownMessage)):
+        elif not isinstance(message, (UserMessage, ToolResultMessage)):
             raise not_a_message(index, message)
     return out
 

@@ -20,6 +20,7 @@ from .._errors import (
     check_unsupported,
 )
 from .._ids import Alnum9Ids, CallIds, usable_alnum9
+from .._newer import Unknown, check_unknown
 from .._send import tool_result_text, transcript_of
 from .._tools import spelled_name
 from ._assistant import _Kept, _Turn
@@ -48,8 +49,10 @@ class _Walk(GatheredWalk):
     protocol = PROTOCOL
     __slots__ = ("system_texts",)
 
-    def __init__(self, ids: CallIds, fence_external: bool, unsupported: Unsupported) -> None:
-        super().__init__(ids, fence_external, unsupported, None)
+    def __init__(
+        self, ids: CallIds, fence_external: bool, unsupported: Unsupported, unknown: Unknown
+    ) -> None:
+        super().__init__(ids, fence_external, unsupported, None, unknown=unknown)
         self.system_texts: list[str] = []
 
     new_turn = _Turn
@@ -107,16 +110,19 @@ def to_request(
     *,
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of a chat completions request body: ``{"messages": [...]}``.
 
     The caller adds ``model`` and the rest (``tools_to_request`` gives the
     tool fields). External tool results are fenced unless
     ``fence_external`` is False. See the module for how the transcript is
-    shaped to Mistral's rules. The request shares no mutable value with the
-    transcript.
+    shaped to Mistral's rules. A message of a role this version does not
+    know raises ``UnsupportedContent``, or with ``unknown="skip"`` is left
+    out. The request shares no mutable value with the transcript.
     """
     check_unsupported(unsupported)
+    check_unknown(unknown)
     transcript = transcript_of(messages, "to_request")
     ids = Alnum9Ids(transcript, usable_alnum9, DIALECT)
-    return {"messages": _Walk(ids, fence_external, unsupported).walk(transcript)}
+    return {"messages": _Walk(ids, fence_external, unsupported, unknown).walk(transcript)}

@@ -30,6 +30,7 @@ from .._errors import (
 from .._ids import CallIds
 from .._left_out import LeftOut, in_item, media_kind
 from .._media import image_type, parse_data_url
+from .._newer import Unknown, check_unknown
 from .._send import tool_result_text, transcript_of
 from ._assistant import _Kept, _thought, _turn
 from ._omitted import _kept_thinking_left_out, _thinking_left_out
@@ -106,6 +107,7 @@ def to_request(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     thinking: bool = True,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of an ``/api/chat`` request body: ``{"messages": [...]}``.
 
@@ -114,14 +116,17 @@ def to_request(
     ``fence_external`` is False. ``thinking=False`` leaves earlier thinking
     out, from assistant messages and from replayed items alike. An
     assistant message with nothing to send (no text, no calls, no thinking
-    that goes) sends no turn. The request shares no dict or list with the
-    transcript: change it as you like.
+    that goes) sends no turn. A message of a role this version does not
+    know raises ``UnsupportedContent``, or with ``unknown="skip"`` is left
+    out. The request shares no dict or list with the transcript: change it
+    as you like.
     """
     check_unsupported(unsupported)
     if type(thinking) is not bool:
         raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
+    check_unknown(unknown)
     transcript = transcript_of(messages, "to_request")
-    return {"messages": _build(transcript, fence_external, unsupported, thinking, None)}
+    return {"messages": _build(transcript, fence_external, unsupported, thinking, None, unknown)}
 
 
 def left_out(
@@ -140,14 +145,17 @@ def left_out(
     (``"items"``); an empty text block of a multimodal message (``"text"``);
     an image's ``detail`` (``"detail"``); and with ``unsupported="note"``
     each media block a note stands in for (``"image"``, ``"audio"``,
-    ``"video"``). It walks the transcript as :func:`to_request` does, so it
-    raises what :func:`to_request` raises.
+    ``"video"``); and what a newer writer made (``"unknown"``): messages of
+    a role this version does not know, which ``unknown="skip"`` leaves out,
+    and fields no request sends. It walks the transcript as
+    :func:`to_request` does, so it raises what :func:`to_request` raises,
+    but never for an unknown message.
     """
     check_unsupported(unsupported)
     if type(thinking) is not bool:
         raise TypeError(f"thinking= must be True or False, not {thinking!r:.80}")
     report: list[LeftOut] = []
-    _build(transcript_of(messages, "left_out"), True, unsupported, thinking, report)
+    _build(transcript_of(messages, "left_out"), True, unsupported, thinking, report, "skip")
     return report
 
 
@@ -157,10 +165,11 @@ def _build(
     unsupported: Unsupported,
     thinking: bool,
     report: list[LeftOut] | None,
+    unknown: Unknown,
 ) -> list[dict[str, Any]]:
     """The request's messages (see :func:`to_request`); ``report`` gets what it leaves out."""
     ids = CallIds(transcript, _usable_id, DIALECT)
-    return _Walk(ids, fence_external, unsupported, report, thinking).walk(transcript)
+    return _Walk(ids, fence_external, unsupported, report, thinking, unknown).walk(transcript)
 
 
 class _Walk(ChatWalk):

@@ -22,6 +22,7 @@ from .._errors import (
 from .._ids import CallIds, safe_id
 from .._json import arguments_json
 from .._left_out import LeftOut, in_item
+from .._newer import Unknown, check_unknown
 from .._send import transcript_of
 from ._assistant import _REPLAY, _Kept, _turn
 from ._omitted import _CUT_CALL, _kept_notes, _thinking_notes, _uncarried_notes
@@ -141,6 +142,7 @@ def to_request(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     reasoning: Reasoning | None = None,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of a Chat Completions request body: ``{"messages": [...]}``.
 
@@ -151,12 +153,15 @@ def to_request(
     (``"reasoning_content"`` for vLLM, llama.cpp and DeepSeek, ``"reasoning"``
     for others); by default thinking is not sent, as OpenAI takes none. An
     assistant message with nothing to send (no text, no call, no reasoning
-    asked for) sends no turn. The request shares no dict or list with the
-    transcript: change it freely.
+    asked for) sends no turn. A message of a role this version does not
+    know raises ``UnsupportedContent``, or with ``unknown="skip"`` is left
+    out. The request shares no dict or list with the transcript: change it
+    freely.
     """
     check_unsupported(unsupported)
     _check_reasoning(reasoning)
-    return {"messages": _messages(messages, fence_external, unsupported, reasoning, None)}
+    check_unknown(unknown)
+    return {"messages": _messages(messages, fence_external, unsupported, reasoning, None, unknown)}
 
 
 def left_out(
@@ -171,13 +176,16 @@ def left_out(
     thinking (all of it by default; with ``reasoning=`` the signatures and
     the redacted blocks), items of other protocols, annotations and calls
     cut off in a kept reply, an image ``detail`` the API does not know,
-    audio's ``sample_rate``, and media noted in place under
-    ``unsupported="note"``. Raises what :func:`to_request` raises.
+    audio's ``sample_rate``, media noted in place under
+    ``unsupported="note"``, and what a newer writer made (``"unknown"``:
+    messages of a role this version does not know, which
+    ``unknown="skip"`` leaves out, and fields no request sends). Raises what
+    :func:`to_request` raises, but never for an unknown message.
     """
     check_unsupported(unsupported)
     _check_reasoning(reasoning)
     notes: list[LeftOut] = []
-    _messages(messages, True, unsupported, reasoning, notes)
+    _messages(messages, True, unsupported, reasoning, notes, "skip")
     return notes
 
 
@@ -187,11 +195,12 @@ def _messages(
     unsupported: Unsupported,
     reasoning: str | None,
     notes: list[LeftOut] | None,
+    unknown: Unknown,
 ) -> list[dict[str, Any]]:
     """The request's ``messages``, and (into ``notes``, when given) what it leaves out."""
     transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
     ids = CallIds(transcript, _usable_id, DIALECT)
-    return _Walk(ids, fence_external, unsupported, notes, reasoning).walk(transcript)
+    return _Walk(ids, fence_external, unsupported, notes, reasoning, unknown).walk(transcript)
 
 
 class _Walk(ChatWalk):

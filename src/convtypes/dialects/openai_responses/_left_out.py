@@ -23,11 +23,14 @@ def left_out(
     thinking it takes no copy of, items of other protocols, a reasoning item
     without the item that followed it, a call cut off that no result
     answers, an image ``detail`` the API does not know, media noted in place
-    under ``unsupported="note"``, and with ``store=False`` what only the
-    server kept. Raises what :func:`to_request` raises.
+    under ``unsupported="note"``, with ``store=False`` what only the server
+    kept, and what a newer writer made (``"unknown"``): a message of a role
+    this version does not know, which ``to_request(..., unknown="skip")``
+    leaves out, and each field no request sends. Raises what
+    :func:`to_request` raises, but never for an unknown message.
     """
     check_unsupported(unsupported)
     _check_store(store)
     notes: list[LeftOut] = []
-    _input(messages, True, unsupported, store, notes)
+    _input(messages, True, unsupported, store, notes, "skip")
     return notes

@@ -32,6 +32,7 @@ from .._ids import CallIds, safe_id
 from .._json import arguments_json, parse_arguments
 from .._left_out import LeftOut, LeftOutKind, in_item, media_kind
 from .._media import image_type, parse_data_url
+from .._newer import Unknown, check_unknown, newer_notes
 from .._send import data_url, tool_result_text, transcript_of
 from ._wire import DIALECT, PROTOCOL
 
@@ -254,7 +255,7 @@ def _answered(transcript: list[Any], index: int, call_id: str) -> bool:
         ):
             if results:
                 return False
-        elif not isinstance(message, (SystemMessage, ProviderOutputItemsMessage)):
+        elif not isinstance(message, (SystemMessage, ProviderOutputItemsMessage, UnknownMessage)):
             return False
     return False
 
@@ -371,6 +372,7 @@ def to_request(
     fence_external: bool = True,
     unsupported: Unsupported = "raise",
     store: bool = True,
+    unknown: Unknown = "raise",
 ) -> dict[str, Any]:
     """The conversation part of a Responses API request body: ``{"input": [...]}``.
 
@@ -380,12 +382,16 @@ def to_request(
     With ``store=False`` (stateless use, zero data retention) the request is
     self-contained: it holds ``"store": False`` and
     ``"include": ["reasoning.encrypted_content"]``, and leaves out what only
-    the server could resolve (see :func:`left_out`). The request shares no
-    dict or list with the transcript: change it freely.
+    the server could resolve (see :func:`left_out`). A message of a role
+    this version does not know raises ``UnsupportedContent``, or with
+    ``unknown="skip"`` is left out, walked past as if it were not there. The
+    request shares no dict or list with the transcript: change it freely.
     """
     check_unsupported(unsupported)
     _check_store(store)
-    body: dict[str, Any] = {"input": _input(messages, fence_external, unsupported, store, None)}
+    check_unknown(unknown)
+    sent = _input(messages, fence_external, unsupported, store, None, unknown)
+    body: dict[str, Any] = {"input": sent}
     if not store:
         body["store"] = False
         body["include"] = ["reasoning.encrypted_content"]
@@ -426,6 +432,7 @@ def _input(
     unsupported: Unsupported,
     store: bool,
     notes: list[LeftOut] | None,
+    unknown: Unknown = "raise",
 ) -> list[dict[str, Any]]:
     """The request's ``input`` list, and (into ``notes``, when given) what it leaves out."""
     transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
@@ -435,6 +442,8 @@ def _input(
     carried_calls: dict[str, str] = {}
     carried_thinking: list[ThinkingBlock] | None = None
     for index, message in enumerate(transcript):
+        if notes is not None:
+            notes += newer_notes(index, message)
         if isinstance(message, ToolResultMessage):
             out.append(
                 {
@@ -484,7 +493,9 @@ def _input(
         elif isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.content})
         elif isinstance(message, UnknownMessage):
-            raise unknown_message(index, message)
+            if unknown == "raise":
+                raise unknown_message(index, message)
+            continue  # walked past: what comes next follows what came before
         else:
             raise not_a_message(index, message)
         carried_text = None
