@@ -30,7 +30,7 @@ from test_openai_chat_turn import USAGE, chunk, completion, two_calls_stream, us
 import convtypes as ct
 from convtypes import strategies as cst
 from convtypes.dialects import LEFT_OUT_KINDS, LeftOut, ToolSpec, UnansweredCall, openai_chat
-from convtypes.dialects.openai_chat import _omitted as omitted
+from convtypes.dialects.openai_chat import _left_out as omitted
 
 from budget import examples
 from ownership import assert_owned

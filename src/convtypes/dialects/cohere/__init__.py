@@ -36,11 +36,11 @@ What changes on the way out, so that Cohere's rules hold:
 
 from __future__ import annotations
 
-from ._accumulator import Accumulator
-from ._omitted import left_out
+from ._left_out import left_out
 from ._reply import from_response, read_reply
 from ._request import to_request
-from ._tool_fields import tools_to_request
+from ._stream import Accumulator
+from ._tools import tools_to_request
 from ._wire import DETAILS as DETAILS
 from ._wire import DIALECT as DIALECT
 from ._wire import IMAGE_TYPES as IMAGE_TYPES

@@ -45,11 +45,11 @@ hold (the order of roles and the pairing of calls that the API checks):
 
 from __future__ import annotations
 
-from ._accumulator import Accumulator
-from ._omitted import left_out
+from ._left_out import left_out
 from ._reply import from_response, read_reply
 from ._request import to_request
-from ._tool_fields import tools_to_request
+from ._stream import Accumulator
+from ._tools import tools_to_request
 from ._wire import AUDIO_TYPES as AUDIO_TYPES
 from ._wire import BRIDGE as BRIDGE
 from ._wire import DETAILS as DETAILS

@@ -64,10 +64,10 @@ A reply has a ``model`` and no id.
 
 from __future__ import annotations
 
-from ._accumulator import Accumulator
 from ._reply import from_response, read_reply
 from ._request import left_out, to_request
-from ._tool_fields import tools_to_request
+from ._stream import Accumulator
+from ._tools import tools_to_request
 from ._wire import DIALECT as DIALECT
 from ._wire import IMAGE_TYPES as IMAGE_TYPES
 from ._wire import PROTOCOL

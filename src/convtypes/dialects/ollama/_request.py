@@ -33,7 +33,7 @@ from .._media import image_type, parse_data_url
 from .._newer import Unknown, check_unknown
 from .._send import tool_result_text, transcript_of
 from ._assistant import _Kept, _thought, _turn
-from ._omitted import _kept_thinking_left_out, _thinking_left_out
+from ._left_out import _kept_thinking_left_out, _thinking_left_out
 from ._wire import DIALECT, IMAGE_TYPES, PROTOCOL
 
 

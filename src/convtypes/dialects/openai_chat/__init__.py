@@ -41,10 +41,10 @@ What changes on the way out (``left_out`` names each piece):
 
 from __future__ import annotations
 
-from ._accumulator import Accumulator
 from ._reply import from_response, read_reply
 from ._request import left_out, to_request
-from ._tool_fields import tools_to_request
+from ._stream import Accumulator
+from ._tools import tools_to_request
 from ._wire import AUDIO_FORMATS as AUDIO_FORMATS
 from ._wire import DETAILS as DETAILS
 from ._wire import DIALECT as DIALECT

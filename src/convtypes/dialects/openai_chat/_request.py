@@ -25,7 +25,7 @@ from .._left_out import LeftOut, in_item
 from .._newer import Unknown, check_unknown
 from .._send import transcript_of
 from ._assistant import _REPLAY, _Kept, _turn
-from ._omitted import _CUT_CALL, _kept_notes, _thinking_notes, _uncarried_notes
+from ._left_out import _CUT_CALL, _kept_notes, _thinking_notes, _uncarried_notes
 from ._wire import (
     _INPUT_KEYS,
     _REASONING_KEYS,
