@@ -23,6 +23,7 @@ import json
 import re
 import sys
 import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -105,12 +106,22 @@ def _members(cls: type) -> dict[str, Any]:
     return members
 
 
+def _is_class(obj: Any) -> bool:
+    # Python 3.10 takes a parametrised alias such as Generator[None, None, None]
+    # for a class; it is a value here, on every version.
+    return isinstance(obj, type) and not isinstance(obj, types.GenericAlias)
+
+
 def _describe(obj: Any) -> dict[str, Any]:
+    if obj is typing.Any:
+        # What a type alias such as JsonValue is at run time; 3.11 made Any a
+        # class, so it is named rather than described.
+        return {"kind": "alias", "value": "Any"}
     if isinstance(obj, types.ModuleType):
         return {"kind": "module", "name": obj.__name__}
-    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+    if _is_class(obj) and issubclass(obj, enum.Enum):
         return {"kind": "enum", "members": {m.name: _value(m.value) for m in obj}}
-    if isinstance(obj, type) and issubclass(obj, msgspec.Struct):
+    if _is_class(obj) and issubclass(obj, msgspec.Struct):
         return {
             "kind": "struct",
             "bases": _bases(obj),
@@ -122,7 +133,7 @@ def _describe(obj: Any) -> dict[str, Any]:
             "signature": _signature(obj),
             "members": _members(obj),
         }
-    if isinstance(obj, type):
+    if _is_class(obj):
         return {
             "kind": "class",
             "bases": _bases(obj),
