@@ -925,3 +925,19 @@ def test_flat_is_the_dump_or_nothing() -> None:
         deep = _Chain(next=deep)
     assert flat(deep) is None  # deeper than flat goes: the dump's to write
     assert flat(_Chain(next=_Chain())) == _json_dump(_Chain(next=_Chain()))
+
+
+def test_an_anthropic_event_never_given_its_type_reads_as_its_dump() -> None:
+    # Found by a random draw: a bare event (message_stop, content_block_stop)
+    # whose type was never set on the object was read by that type, while its
+    # dump, which leaves unset fields out, has none.
+    from anthropic.types import RawContentBlockStopEvent, RawMessageStopEvent
+
+    for made in (
+        RawMessageStopEvent.model_construct(type="message_stop"),
+        RawContentBlockStopEvent.model_construct(type="content_block_stop", index=0),
+    ):
+        made.__pydantic_fields_set__.discard("type")
+        assert "type" not in dump("anthropic", made)
+        assert trace("anthropic", [made]) == trace("anthropic", [dump("anthropic", made)])
+        assert trace("anthropic", [made])[0][0] == "StreamError"

@@ -214,7 +214,12 @@ class Accumulator(BlockStream):
                 ):
                     return []
             kind = getattr(event, "type", None)
-            if isinstance(kind, str) and (kind in _BARE_EVENTS or kind not in _EVENTS):
+            if (
+                isinstance(kind, str)
+                and (kind in _BARE_EVENTS or kind not in _EVENTS)
+                # A type the object was never given is not in its dump either.
+                and "type" in getattr(event, "__pydantic_fields_set__", ("type",))
+            ):
                 at = outer.get("index") if outer is not None else getattr(event, "index", None)
                 data = {"type": kind, "index": at}
             else:
