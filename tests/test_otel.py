@@ -310,7 +310,7 @@ def test_a_local_path_is_a_uri_a_reader_takes_for_that_path() -> None:
 
 def test_a_result_of_a_provenance_this_version_does_not_know_is_external() -> None:
     message = ct.decode_lenient_message(
-        b'{"role":"tool_result","tool_use_id":"c","content":"x","provenance":"partner"}'
+        b'{"role":"tool_result","tool_use_id":"call_9","content":"x","provenance":"partner"}'
     )
     assert otel.input_messages([message])[0]["parts"][0]["provenance"] == "external"
 

@@ -41,7 +41,7 @@ __all__ = [
 Part = dict[str, Any]
 
 _SIGNATURE: Final = (
-    "the signature is the provider's proof that it wrote the thinking, opaque to a reader"
+    "a signature only proves to its provider who wrote the thinking; a reader learns nothing"
 )
 _REDACTED: Final = "redacted thinking is encrypted, and only its provider can read it"
 
