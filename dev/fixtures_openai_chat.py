@@ -17,7 +17,7 @@ from typing import Any
 from _recorded import Outcome, jest_snapshots, sse_events
 
 import convtypes as ct
-from convtypes.dialects import openai_chat
+from convtypes.dialects import TextDelta, openai_chat
 
 _DROPPED = {"parsed", "annotations"}
 
@@ -107,7 +107,7 @@ def check_stream(out: Outcome, name: str, events: list[dict[str, Any]]) -> None:
         f"{name}: from_response(final.model_dump()) differs",
     )
     out.check(openai_chat.read_reply(final) == reply, f"{name}: read_reply(final) != reply()")
-    text = "".join(d.text for d in deltas if isinstance(d, openai_chat.TextDelta))
+    text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
     assistant = messages[-1]
     assert isinstance(assistant, ct.AssistantMessage)
     out.check(text == assistant.content, f"{name}: text deltas do not add up to the content")
