@@ -330,8 +330,10 @@ def to_request(
     system message is given. The system messages before the first turn join
     into ``system``; one after it goes into ``messages`` where it stands, as
     a ``{"role": "system", ...}`` message (``SystemMessageParam``), so that
-    an instruction given mid-conversation follows what came before it. The caller adds ``model``, ``max_tokens``, the
-    tool fields (``tools_to_request``) and the rest. External tool results
+    an instruction given mid-conversation follows what came before it.
+
+    The caller adds ``model``, ``max_tokens``, the tool fields
+    (``tools_to_request``) and the rest. External tool results
     are fenced unless ``fence_external`` is False. Tool-call ids are made
     unique and fit ``^[A-Za-z0-9_-]{1,64}$``; a result follows its call's new
     id. ``anthropic`` items go back as they came (see the module).

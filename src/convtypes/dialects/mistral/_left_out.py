@@ -20,9 +20,8 @@ from .._errors import (
     Unsupported,
     not_a_message,
 )
-from .._newer import Unknown
 from .._left_out import LeftOut
-from .._newer import newer_notes
+from .._newer import Unknown, newer_notes
 from ._assistant import _Kept, _runnable
 from ._request import _MEDIA, _moved
 from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
