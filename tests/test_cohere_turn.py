@@ -485,6 +485,80 @@ def _outcome(events: list[Any]) -> Any:
         return str(err)
 
 
+REASONED_CALL = {
+    "content": [{"type": "thinking", "thinking": "The weather tool knows."}],
+    "tool_plan": "I will check the weather.",
+    "tool_calls": [WEATHER],
+}
+
+
+def reasoned_call_stream() -> list[dict[str, Any]]:
+    return [
+        start("5b1f0c2e"),
+        *content_events(0, "thinking", ["The weather ", "tool knows."]),
+        *plan_events(["I will check ", "the weather."]),
+        *call_events(0, WEATHER, ['{"location":', '"San Francisco"}']),
+        end("TOOL_CALL"),
+    ]
+
+
+def test_a_kept_message_replays_each_calls_type_as_it_came() -> None:
+    # Thinking keeps the message; its call goes back with "type": "function",
+    # read whole or streamed, from JSON or from the SDK's own objects.
+    whole = reply(REASONED_CALL, "TOOL_CALL")
+    events = reasoned_call_stream()
+    readings = [
+        cohere.read_reply(whole),
+        cohere.read_reply(sdk.V2ChatResponse.model_validate(whole)),
+        cohere.read_reply(as_sdk_reply(whole)),
+    ]
+    for form in (events, as_sdk_events(events)):
+        accumulator = cohere.Accumulator()
+        feed_all(accumulator, form)
+        readings.append(accumulator.reply())
+    for read in readings:
+        kept = read.messages[0]
+        assert kept == ct.ProviderOutputItemsMessage(
+            protocol="cohere", items=({"role": "assistant", **REASONED_CALL},)
+        )
+        body = replay(with_results(list(read.messages)))
+        assert body["messages"][1] == {"role": "assistant", **REASONED_CALL}
+        assert body["messages"][1]["tool_calls"][0]["type"] == "function"
+        sent = sdk.ToolCallV2.model_validate(body["messages"][1]["tool_calls"][0])
+        assert sent.model_dump(exclude_unset=True) == WEATHER
+
+
+def test_a_call_that_came_without_a_type_goes_back_without_one() -> None:
+    # The API's default is "function": a kept call that came without a type
+    # (from a JSON stream or an older transcript) goes back as it came.
+    bare = {key: value for key, value in WEATHER.items() if key != "type"}
+    events = reasoned_call_stream()
+    at = next(n for n, event in enumerate(events) if event["type"] == "tool-call-start")
+    events[at] = call_events(0, bare, [])[0]
+    accumulator = cohere.Accumulator()
+    feed_all(accumulator, events)
+    kept = accumulator.reply().messages[0]
+    assert isinstance(kept, ct.ProviderOutputItemsMessage)
+    assert kept.items == ({"role": "assistant", **REASONED_CALL, "tool_calls": [bare]},)
+    body = replay(with_results(list(accumulator.reply().messages)))
+    assert body["messages"][1]["tool_calls"] == [bare]
+    # Read whole, it is the same message.
+    whole = reply({**REASONED_CALL, "tool_calls": [bare]}, "TOOL_CALL")
+    assert cohere.read_reply(whole).messages == accumulator.reply().messages
+
+
+def test_a_call_whose_type_is_not_text_is_refused_at_its_event() -> None:
+    accumulator = cohere.Accumulator()
+    feed_all(accumulator, [start(), *plan_events(["I will check."])])
+    started = call_events(0, {**WEATHER, "type": 5}, [])[0]
+    with pytest.raises(
+        StreamError, match=r"event 2 \(tool-call-start\): .*the call's type is not text: 5"
+    ) as caught:
+        accumulator.feed(started)
+    assert caught.value.index == 2
+    assert caught.value.event == started
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, dumping what was spoiled
 @pytest.mark.parametrize(
     "spoil",

@@ -472,7 +472,7 @@ def test_anthropic_merges_user_turns_with_results_first() -> None:
     body = anthropic.to_request(messages)
     validate_anthropic(body)
     assert body == {
-        "system": "a\n\nb",
+        "system": "a",  # "b" came after the first turn: it goes in place, last
         "messages": [
             {
                 "role": "user",
@@ -493,6 +493,7 @@ def test_anthropic_merges_user_turns_with_results_first() -> None:
                 "role": "assistant",
                 "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}],
             },
+            {"role": "system", "content": [{"type": "text", "text": "b"}]},
         ],
     }
 

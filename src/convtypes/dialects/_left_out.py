@@ -35,6 +35,7 @@ LeftOutKind = Literal[
     "call",
     "annotations",
     "cache-control",
+    "position",
     "unknown",
 ]
 """The kinds of content a request can leave out, each a fixed word to match on.
@@ -60,6 +61,11 @@ LeftOutKind = Literal[
   search) that the API has no input field for;
 - ``"cache-control"``: a cache marker found in an older transcript's
   items, which the request sends without;
+- ``"position"``: a message that is sent, but not where the transcript has
+  it: a system message after the conversation began, which goes to the
+  top of the request because the API takes system text nowhere else
+  (Gemini's ``system_instruction``, Mistral's first message). What the
+  model reads of it no longer follows the turns before it;
 - ``"unknown"``: what a newer writer made that this version does not know:
   a message of an unknown role, which ``to_request(..., unknown="skip")``
   leaves out, or a field a known message, block or call carries from lenient
@@ -82,6 +88,7 @@ LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
     "call",
     "annotations",
     "cache-control",
+    "position",
     "unknown",
 )
 

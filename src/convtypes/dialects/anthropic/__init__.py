@@ -49,7 +49,9 @@ reports usage in ``message_start`` and again, cumulative, in each
 
 What changes on the way out:
 
-- System messages are joined with a blank line into the top-level ``system``.
+- System messages before the first turn are joined with a blank line into
+  the top-level ``system``; one after it is a system-role message in
+  ``messages``, where it stands.
 - Turns alternate: consecutive user messages and tool results become one
   user turn, tool results first; consecutive assistant messages (and
   ``anthropic`` items) become one assistant turn. The first turn must be a

@@ -43,8 +43,8 @@ from ._request import (
     _dropped,
     _image,
     _Kept,
+    _request,
     _unanswered_uses,
-    to_request,
 )
 from ._wire import _MARKER, _NO_MEDIA, _SDK_ONLY, DIALECT, PROTOCOL, _has_text
 
@@ -61,8 +61,10 @@ def left_out(
     ``index`` the position of its message:
 
     - ``"text"``: a text block with nothing but white space in it (empty
-      included), or a message's text of white space only; a message with no
-      text at all (``content=""``) leaves nothing out.
+      included), or a message's text of white space only (a system message's
+      only after the first turn, where it goes in place; before, it joins the
+      system prompt); a message with no text at all (``content=""``) leaves
+      nothing out.
     - ``"thinking"``: a thinking block with neither a signature nor
       redacted data (another provider's, or one cut off), the text of a
       redacted block (only its data goes), and thinking of an
@@ -97,7 +99,7 @@ def left_out(
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
     # Raises what it raises, media and unknown messages aside.
-    to_request(transcript, unsupported="note", unknown="skip")
+    first = _request(transcript, True, "note", None, "skip")[1]
     out: list[LeftOut] = []
     kept: ProviderOutputItemsMessage | None = None
     for index, message in enumerate(transcript):
@@ -129,7 +131,11 @@ def left_out(
             kept = message
         elif isinstance(message, UnknownMessage):
             kept = previous  # walked past, as to_request(..., unknown="skip") does
-        elif not isinstance(message, (SystemMessage, ToolResultMessage)):
+        elif isinstance(message, SystemMessage):
+            # One after the first turn goes in place, as a message of its own.
+            if 0 <= first < index and message.content.isspace():
+                out.append(LeftOut(index, "text", _BLANK))
+        elif not isinstance(message, ToolResultMessage):
             raise not_a_message(index, message)
     return out
 

@@ -327,8 +327,13 @@ def to_request(
     """The conversation part of a Messages API request body.
 
     Returns ``{"system": str, "messages": [...]}``, without ``system`` when no
-    system message is given. The caller adds ``model``, ``max_tokens``, the
-    tool fields (``tools_to_request``) and the rest. External tool results
+    system message is given. The system messages before the first turn join
+    into ``system``; one after it goes into ``messages`` where it stands, as
+    a ``{"role": "system", ...}`` message (``SystemMessageParam``), so that
+    an instruction given mid-conversation follows what came before it.
+
+    The caller adds ``model``, ``max_tokens``, the tool fields
+    (``tools_to_request``) and the rest. External tool results
     are fenced unless ``fence_external`` is False. Tool-call ids are made
     unique and fit ``^[A-Za-z0-9_-]{1,64}$``; a result follows its call's new
     id. ``anthropic`` items go back as they came (see the module).
@@ -350,6 +355,19 @@ def to_request(
     check_unknown(unknown)
     ttl = cache_ttl(cache)
     transcript = transcript_of(messages, "to_request")
+    return _request(transcript, fence_external, unsupported, ttl, unknown)[0]
+
+
+def _request(
+    transcript: list[Any],
+    fence_external: bool,
+    unsupported: Unsupported,
+    ttl: str | None,
+    unknown: Unknown,
+) -> tuple[dict[str, Any], int]:
+    """The request (see :func:`to_request`), and the index of the message that opened
+    its first turn: a system message after it goes in place, one before it to ``system``.
+    """
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
     turns: list[dict[str, Any]] = []
@@ -433,7 +451,17 @@ def to_request(
             ids.user(index)
             blocks = _user_blocks(index, message.content, unsupported)
         elif isinstance(message, SystemMessage):
-            system.append(message.content)
+            if not turns:
+                system.append(message.content)  # before the first turn: the system prompt
+                continue
+            # After it: in place, as a system-role message (blank text is refused).
+            system_text = message.content
+            if system_text and not system_text.isspace():
+                if role != "system":
+                    content = []
+                    turns.append({"role": "system", "content": content})
+                    role = "system"
+                content.append({"type": "text", "text": system_text})
             continue
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
@@ -483,12 +511,12 @@ def to_request(
     if ttl is not None:
         _mark(turns, ttl)
     if not system:
-        return {"messages": turns}
+        return {"messages": turns}, first_index
     prompt = "\n\n".join(system)
     if ttl is not None and _has_text(prompt):
         block = {"type": "text", "text": prompt, "cache_control": _marker(ttl)}
-        return {"system": [block], "messages": turns}
-    return {"system": prompt, "messages": turns}
+        return {"system": [block], "messages": turns}, first_index
+    return {"system": prompt, "messages": turns}, first_index
 
 
 def _text_piece(block: dict[str, Any]) -> str | None:

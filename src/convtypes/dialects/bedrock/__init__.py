@@ -42,7 +42,9 @@ neither id nor model name.
 
 What changes on the way out:
 
-- Each system message is a ``system`` text block; blank ones are left out.
+- Each system message before the first turn is a ``system`` text block;
+  one after it is a system-role message where it stands; blank ones are
+  left out.
 - Turns alternate: consecutive user messages and tool results become one
   user turn, results first; consecutive assistant messages (and
   ``bedrock-converse`` items) one assistant turn, its reasoning first. The

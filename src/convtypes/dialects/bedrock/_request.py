@@ -214,6 +214,14 @@ class _Turns:
             self._open("user", index)
         self.content.extend(blocks)
 
+    def system(self, index: int, text: str) -> None:
+        """A system message after the first turn: a ``system`` message in its place."""
+        if self.role == "assistant":
+            self._close()
+        if self.role != "system":
+            self._open("system", index)
+        self.content.append({"text": text})
+
     def assistant(
         self,
         index: int,
@@ -511,10 +519,12 @@ def _build(
                 turns.user(index, blocks)
             continue
         if isinstance(message, SystemMessage):
-            if _has_text(message.content):
-                system.append({"text": message.content})
-            else:
+            if not _has_text(message.content):
                 _note(notes, index, "text", "a blank system prompt, which the API refuses")
+            elif turns.turns:
+                turns.system(index, message.content)  # after the first turn: in place
+            else:
+                system.append({"text": message.content})
             continue
         if isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
@@ -555,7 +565,10 @@ def to_request(
     """The ``messages`` and ``system`` of a Converse call, as boto3 takes them.
 
     Returns ``{"system": [...], "messages": [...]}``, without ``system``
-    when no system message is given: pass them to ``client.converse(modelId=
+    when no system message is given. The system messages before the first
+    turn are ``system``'s blocks; one after it is a ``{"role": "system",
+    "content": [{"text": ...}]}`` message where it stands (Converse's
+    ``ConversationRole`` has ``system``). Pass them to ``client.converse(modelId=
     ..., **body)`` with ``inferenceConfig`` and the fields of
     :func:`tools_to_request`. External tool results are fenced unless
     ``fence_external`` is False. With ``cache`` (``True`` or ``"5m"``, or

@@ -35,7 +35,18 @@ from ._wire import _CUT_REASONS, PLAN_JOIN, PROTOCOL
 
 
 def _clean_call(call: object) -> object:
+    """A call as it came, without its ``null`` fields: its ``type`` stays, to go back as it came."""
+    return clean_call(call, _nothing)
+
+
+def _compared_call(call: object) -> object:
+    """A call to compare with one an ``AssistantMessage`` sends: ``type: "function"`` is
+    Cohere's default, which a call written without it means as well."""
     return clean_call(call, _default_type)
+
+
+def _nothing(key: str, value: Any) -> bool:
+    return False
 
 
 def _default_type(key: str, value: Any) -> bool:
@@ -113,7 +124,7 @@ def _normal(message: dict[str, Any]) -> dict[str, Any]:
         out["content"] = [_text_item(out["content"])]
     calls = out.get("tool_calls")
     if isinstance(calls, list):
-        out["tool_calls"] = [_clean_call(call) for call in calls]
+        out["tool_calls"] = [_compared_call(call) for call in calls]
     return out
 
 

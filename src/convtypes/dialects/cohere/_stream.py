@@ -50,10 +50,13 @@ class _Call:
     whole then, though its text (``""``) is no object.
     """
 
-    __slots__ = ("call_id", "ended", "name", "pieces", "position", "started")
+    __slots__ = ("call_id", "ended", "kind", "name", "pieces", "position", "started")
 
-    def __init__(self, call_id: str | None, name: str, position: int, started: int) -> None:
+    def __init__(
+        self, call_id: str | None, name: str, position: int, started: int, kind: str | None
+    ) -> None:
         self.call_id = call_id
+        self.kind = kind  # the call's type as it came ("function"), if it came with one
         self.name = name
         self.pieces: list[str] = []
         self.position = position
@@ -71,9 +74,11 @@ class _Call:
         return "".join(self.pieces)
 
     def raw(self) -> dict[str, Any]:
-        call: dict[str, Any] = {"function": {"name": self.name, "arguments": "".join(self.pieces)}}
-        if self.call_id is not None:
-            call = {"id": self.call_id, **call}
+        """The call as the whole reply holds it: its id and type as they came, then its function."""
+        call: dict[str, Any] = {} if self.call_id is None else {"id": self.call_id}
+        if self.kind is not None:
+            call["type"] = self.kind
+        call["function"] = {"name": self.name, "arguments": "".join(self.pieces)}
         return call
 
 
@@ -295,14 +300,16 @@ class Accumulator(ChatStream):
         if raw is None or function is None or at in self._calls:
             return None
         call_id, name, arguments = raw.get("id"), function.get("name"), function.get("arguments")
+        call_type = raw.get("type")
         if (
             (call_id is not None and type(call_id) is not str)
+            or (call_type is not None and type(call_type) is not str)
             or type(name) is not str
             or not name
             or (arguments is not None and type(arguments) is not str)
         ):
             return None
-        call = self._calls[at] = _Call(call_id, name, len(self._calls), self._count - 1)
+        call = self._calls[at] = _Call(call_id, name, len(self._calls), self._count - 1, call_type)
         deltas: list[Delta] = [ToolCallStart(call.position, call_id, name)]
         if arguments:
             call.pieces.append(arguments)
@@ -357,11 +364,14 @@ class Accumulator(ChatStream):
                 raise fail(f"tool call {at} was already started")
             call_id = raw.get("id")
             name = function.get("name")
+            call_type = raw.get("type")
             if call_id is not None and not isinstance(call_id, str):
                 raise fail(f"the call's id is not text: {short(call_id)}")
+            if call_type is not None and not isinstance(call_type, str):
+                raise fail(f"the call's type is not text: {short(call_type)}")
             if not isinstance(name, str) or not name:
                 raise fail("a tool call starts without a name")
-            call = self._calls[at] = _Call(call_id, name, len(self._calls), number)
+            call = self._calls[at] = _Call(call_id, name, len(self._calls), number, call_type)
             deltas.append(ToolCallStart(call.position, call_id, name))
         else:
             known = self._calls.get(at)

@@ -24,7 +24,9 @@ def left_out(
     and the empty unsigned part at the end of many Gemini streams), media
     settings Gemini has no field for (``"detail"``, ``"max-frames"``,
     ``"sample-rate"``), and with ``unsupported="note"`` each media block a
-    note stands in for (``"image"``, ``"audio"``, ``"video"``). A call is
+    note stands in for (``"image"``, ``"audio"``, ``"video"``), and each
+    system message after the first turn (``"position"``): Gemini takes
+    system text only in ``system_instruction``, ahead of every turn. A call is
     never reported for a missing signature: the transcript holds none to
     leave out. What a newer writer made is named too (``"unknown"``): a
     message of a role this version does not know, which

@@ -497,6 +497,8 @@ def _build(
             speaker = "user"
         elif isinstance(message, SystemMessage):
             system.append(message.content)
+            if report is not None and contents and message.content:
+                report.append(LeftOut(index, "position", _MOVED))
             continue
         elif isinstance(message, UnknownMessage):
             if unknown == "raise":
@@ -521,6 +523,12 @@ def _build(
             if isinstance(message, SystemMessage)
         )
     return {"contents": contents}
+
+
+_MOVED: Final = (
+    "a system message after the first turn goes to system_instruction, ahead of the "
+    "turns it followed: Gemini takes system text nowhere else"
+)
 
 
 def _empty_parts(index: int, items: Iterable[object], report: list[LeftOut]) -> None:

@@ -23,7 +23,8 @@ What changes on the way out, so that Mistral's rules on a conversation
 hold (the order of roles and the pairing of calls that the API checks):
 
 - Every system message goes first, joined into one (Mistral refuses a
-  system message after an assistant or tool message).
+  system message after an assistant or tool message); ``left_out`` names
+  each one so moved (``"position"``).
 - The assistant messages and provider items of one turn go as one
   assistant message: the calls of a turn must all be answered before the
   next assistant message. Thinking goes as ``thinking`` chunks before the

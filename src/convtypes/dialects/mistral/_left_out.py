@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final
 
 from ..._messages import (
     AssistantMessage,
@@ -21,9 +21,9 @@ from .._errors import (
     not_a_message,
 )
 from .._left_out import LeftOut
-from .._newer import newer_notes
+from .._newer import Unknown, newer_notes
 from ._assistant import _Kept, _runnable
-from ._request import _MEDIA, to_request
+from ._request import _MEDIA, _moved
 from ._wire import _INPUT_KEYS, DIALECT, PROTOCOL
 
 
@@ -32,7 +32,8 @@ def left_out(
 ) -> list[LeftOut]:
     """What :func:`to_request` of ``messages`` does not send, message by message.
 
-    Named: another provider's items (``"items"``), and the fields of a kept
+    Named: a system message after the first turn, which goes first
+    (``"position"``); another provider's items (``"items"``), and the fields of a kept
     message that an assistant message takes no input for; a kept call cut
     off at the token limit (``"call"``); redacted thinking
     (``"redacted-thinking"``) and the signatures of thinking sent as text
@@ -50,7 +51,12 @@ def left_out(
     with ``unknown="skip"`` leaves it out, and so is each field a newer
     writer added to a known message, which no request sends.
     """
-    transcript = sendable(messages, unsupported, to_request)
+    moved: list[int] = []
+
+    def walk(transcript: list[Any], *, unsupported: Unsupported, unknown: Unknown) -> None:
+        moved.extend(_moved(transcript, unsupported, unknown))
+
+    transcript = sendable(messages, unsupported, walk)
     out: list[LeftOut] = []
     kept: _Kept | None = None
     for index, message in enumerate(transcript):
@@ -66,12 +72,19 @@ def left_out(
                 kept = _Kept(item)
         elif isinstance(message, SystemMessage):
             kept = previous
+            if index in moved:
+                out.append(LeftOut(index, "position", _MOVED))
         elif isinstance(message, UserMultimodalMessage):
             out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
         elif not isinstance(message, (UserMessage, ToolResultMessage)):
             raise not_a_message(index, message)
     return out
 
+
+_MOVED: Final = (
+    f"a system message after the first turn goes first, joined into one: {DIALECT} refuses "
+    "a system message after an assistant or tool message"
+)
 
 _OTHER_AUDIO: Final = "takes audio only inline, as WAV or MP3"
 

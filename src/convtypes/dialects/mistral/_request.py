@@ -47,13 +47,14 @@ class _Walk(GatheredWalk):
     """The walk to Mistral's rules: system messages first, a bridge before a user after tools."""
 
     protocol = PROTOCOL
-    __slots__ = ("system_texts",)
+    __slots__ = ("moved", "system_texts")
 
     def __init__(
         self, ids: CallIds, fence_external: bool, unsupported: Unsupported, unknown: Unknown
     ) -> None:
         super().__init__(ids, fence_external, unsupported, None, unknown=unknown)
         self.system_texts: list[str] = []
+        self.moved: list[int] = []  # the system messages that came after a sent message
 
     new_turn = _Turn
     kept = _Kept
@@ -94,6 +95,8 @@ class _Walk(GatheredWalk):
 
     def system(self, index: int, message: SystemMessage, previous: Any) -> Any:
         self.system_texts.append(message.content)
+        if message.content and (self.out or self.turn is not None):
+            self.moved.append(index)
         return previous  # it goes first, so the turn around it goes on
 
     def finish(self) -> None:
@@ -126,3 +129,12 @@ def to_request(
     transcript = transcript_of(messages, "to_request")
     ids = Alnum9Ids(transcript, usable_alnum9, DIALECT)
     return {"messages": _Walk(ids, fence_external, unsupported, unknown).walk(transcript)}
+
+
+def _moved(transcript: list[Any], unsupported: Unsupported, unknown: Unknown) -> list[int]:
+    """Walk ``transcript`` as :func:`to_request` does (raising what it raises); the indexes
+    of the system messages it moves to the front, having met them after a sent message."""
+    ids = Alnum9Ids(transcript, usable_alnum9, DIALECT)
+    walk = _Walk(ids, True, unsupported, unknown)
+    walk.walk(transcript)
+    return walk.moved
