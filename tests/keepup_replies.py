@@ -32,7 +32,13 @@ def openai_chat(blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
         key = "annotations" if block.get("type") == "url_citation" else "tool_calls"
         message.setdefault(key, []).append(block)
     choice = {"index": 0, "finish_reason": stop, "message": message}
-    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [choice],
+    }
 
 
 def openai_responses(blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
@@ -41,7 +47,13 @@ def openai_responses(blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
     blocks = [
         block
         if block.get("type") not in ("output_text", "refusal")
-        else {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [block]}
+        else {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [block],
+        }
         for block in blocks
     ]
     response: dict[str, Any] = {
@@ -77,7 +89,13 @@ def mistral(blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
         else:
             message["content"].append(block)
     choice = {"index": 0, "finish_reason": stop, "message": message}
-    return {"id": "c1", "object": "chat.completion", "model": "m", "created": 0, "choices": [choice]}
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "m",
+        "created": 0,
+        "choices": [choice],
+    }
 
 
 def cohere(blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
@@ -94,7 +112,13 @@ def ollama(blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": ""}
     for block in blocks:
         message.update(block)
-    return {"model": "m", "created_at": "2026-01-01T00:00:00Z", "message": message, "done": True, "done_reason": stop}
+    return {
+        "model": "m",
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": message,
+        "done": True,
+        "done_reason": stop,
+    }
 
 
 WRAPS: dict[str, Wrap] = {

@@ -125,7 +125,9 @@ def anthropic() -> Enumeration:
         ),
         "event": merge(
             by_type(ga.RawMessageStreamEvent, "anthropic.types.RawMessageStreamEvent"),
-            by_type(beta.BetaRawMessageStreamEvent, "anthropic.types.beta.BetaRawMessageStreamEvent"),
+            by_type(
+                beta.BetaRawMessageStreamEvent, "anthropic.types.beta.BetaRawMessageStreamEvent"
+            ),
         ),
         "delta": merge(
             by_type(ga.RawContentBlockDelta, "anthropic.types.RawContentBlockDelta"),
@@ -156,7 +158,8 @@ def openai_chat() -> Enumeration:
         "delta": by_type(chat_completion_chunk.ChoiceDeltaToolCall, "ChoiceDelta.tool_calls"),
         "stop_reason": merge(
             literal_kinds(
-                _field(chat_completion.Choice, "finish_reason"), "chat_completion.Choice.finish_reason"
+                _field(chat_completion.Choice, "finish_reason"),
+                "chat_completion.Choice.finish_reason",
             ),
             literal_kinds(
                 _field(chat_completion_chunk.Choice, "finish_reason"),
@@ -184,14 +187,17 @@ def openai_responses() -> Enumeration:
                 "ResponseOutputMessage.content",
             ),
         ),
-        "event": by_type(responses.ResponseStreamEvent, "openai.types.responses.ResponseStreamEvent"),
+        "event": by_type(
+            responses.ResponseStreamEvent, "openai.types.responses.ResponseStreamEvent"
+        ),
         "delta": {},
         "stop_reason": merge(
             literal_kinds(_field(responses.Response, "status"), "Response.status"),
             {
                 f"incomplete:{kind}": found
                 for kind, found in literal_kinds(
-                    _field(response.IncompleteDetails, "reason"), "Response.incomplete_details.reason"
+                    _field(response.IncompleteDetails, "reason"),
+                    "Response.incomplete_details.reason",
                 ).items()
             },
         ),
@@ -205,9 +211,7 @@ def openai_responses() -> Enumeration:
 def gemini() -> Enumeration:
     from google.genai import types as g
 
-    parts = {
-        name: Found(f"google.genai.types.Part.{name}", g.Part) for name in g.Part.model_fields
-    }
+    parts = {name: Found(f"google.genai.types.Part.{name}", g.Part) for name in g.Part.model_fields}
     return {
         "block": parts,
         "event": {},
@@ -219,7 +223,7 @@ def gemini() -> Enumeration:
 
 
 def bedrock_model() -> Any:
-    import botocore.session
+    import botocore.session  # type: ignore[import-untyped]
 
     return botocore.session.get_session().get_service_model("bedrock-runtime")
 
@@ -276,7 +280,10 @@ def mistral() -> Enumeration:
         "event": {},
         "delta": by_type(m.ContentChunk, "DeltaMessage.content (ContentChunk)"),
         "stop_reason": merge(
-            literal_kinds(_field(m.ChatCompletionChoice, "finish_reason"), "ChatCompletionChoice.finish_reason"),
+            literal_kinds(
+                _field(m.ChatCompletionChoice, "finish_reason"),
+                "ChatCompletionChoice.finish_reason",
+            ),
             literal_kinds(
                 _field(m.CompletionResponseStreamChoice, "finish_reason"),
                 "CompletionResponseStreamChoice.finish_reason",
@@ -294,7 +301,9 @@ def cohere() -> Enumeration:
 
     return {
         "block": merge(
-            by_type(c.AssistantMessageResponseContentItem, "cohere.AssistantMessageResponseContentItem"),
+            by_type(
+                c.AssistantMessageResponseContentItem, "cohere.AssistantMessageResponseContentItem"
+            ),
             by_type(c.ToolCallV2, "cohere.ToolCallV2"),
         ),
         "event": by_type(c.StreamedChatResponseV2, "cohere.StreamedChatResponseV2"),
@@ -320,7 +329,9 @@ def ollama() -> Enumeration:
         },
         "event": {},
         "delta": {},
-        "stop_reason": literal_kinds(_field(o.ChatResponse, "done_reason"), "ChatResponse.done_reason"),
+        "stop_reason": literal_kinds(
+            _field(o.ChatResponse, "done_reason"), "ChatResponse.done_reason"
+        ),
         "role": literal_kinds(_field(o.Message, "role"), "ollama.Message.role"),
     }
 

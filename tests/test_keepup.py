@@ -31,17 +31,25 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import pytest
-
-import convtypes as ct
-from convtypes.dialects import ResponseError, StreamError, ToolCallDelta, ToolCallStart
-from convtypes.dialects._kinds import CATEGORIES, ERROR, KEPT, Table
 from keepup_replies import STOPS, WRAPS
 from keepup_sdk import ENUMERATORS, Enumeration, Found, by_type
 from sdk_build import build, build_shape, value_for
 
+import convtypes as ct
+from convtypes.dialects import (
+    ResponseError,
+    StreamError,
+    ToolCallDelta,
+    ToolCallStart,
+    UnansweredCall,
+)
+from convtypes.dialects._kinds import CATEGORIES, ERROR, KEPT, Table
+
 DIALECTS = tuple(ENUMERATORS)
 
-ENUMERATED: dict[str, Enumeration] = {name: enumerate_() for name, enumerate_ in ENUMERATORS.items()}
+ENUMERATED: dict[str, Enumeration] = {
+    name: enumerate_() for name, enumerate_ in ENUMERATORS.items()
+}
 
 
 def kinds_of(dialect: str) -> dict[str, Table]:
@@ -68,7 +76,11 @@ GAPS: dict[tuple[str, str, str], str] = {
     ("openai_responses", "event", "response.audio.delta"): (
         "issue 37: Responses' audio stream events carry content no item keeps"
     ),
-    ("openai_responses", "event", "response.audio.done"): "issue 37: Responses' audio stream events",
+    (
+        "openai_responses",
+        "event",
+        "response.audio.done",
+    ): "issue 37: Responses' audio stream events",
     ("openai_responses", "event", "response.audio.transcript.delta"): (
         "issue 37: Responses' audio stream events carry content no item keeps"
     ),
@@ -78,10 +90,19 @@ GAPS: dict[tuple[str, str, str], str] = {
 }
 
 
-def _cases(category: str) -> Iterator[Any]:
+# Kinds that read and replay, but whose call the program is not shown (the
+# next request refuses it unanswered): being fixed by other work of issue 37.
+CALL_GAPS: dict[tuple[str, str, str], str] = {
+    ("openai_chat", "block", "custom"): (
+        "issue 37: a custom tool call is kept but not in Reply.tool_calls nor open_calls"
+    ),
+}
+
+
+def _cases(category: str, gaps: dict[tuple[str, str, str], str] = GAPS) -> Iterator[Any]:
     for dialect in DIALECTS:
         for kind in sorted(ENUMERATED[dialect].get(category, {})):
-            gap = GAPS.get((dialect, category, kind))
+            gap = gaps.get((dialect, category, kind))
             marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
             yield pytest.param(dialect, kind, id=f"{dialect}-{kind}", marks=marks)
 
@@ -93,7 +114,9 @@ def _all_cases() -> Iterator[Any]:
     for category in CATEGORIES:
         for case in _cases(category):
             dialect, kind = case.values
-            yield pytest.param(dialect, category, kind, id=f"{category}-{case.id}", marks=case.marks)
+            yield pytest.param(
+                dialect, category, kind, id=f"{category}-{case.id}", marks=case.marks
+            )
 
 
 @pytest.mark.parametrize(("dialect", "category", "kind"), list(_all_cases()))
@@ -133,7 +156,7 @@ def test_a_kind_added_to_a_fake_sdk_union_fails_the_check(monkeypatch: pytest.Mo
         type: Literal["hologram"]
         frames: list[str]
 
-    union = typing.Union[anthropic.types.ContentBlock, HologramBlock]  # noqa: UP007
+    union = typing.Union[anthropic.types.ContentBlock, HologramBlock]
     monkeypatch.setattr(anthropic.types, "ContentBlock", union)
     enumeration = ENUMERATORS["anthropic"]()
     assert "hologram" in enumeration["block"]
@@ -143,13 +166,22 @@ def test_a_kind_added_to_a_fake_sdk_union_fails_the_check(monkeypatch: pytest.Mo
     assert "HologramBlock" in problems[0]
     assert "anthropic/_kinds.py" in problems[0]
     # The same union, now declared: the check passes again.
-    tables = {**kinds_of("anthropic"), "block": {**kinds_of("anthropic")["block"], "hologram": KEPT}}
+    tables = {
+        **kinds_of("anthropic"),
+        "block": {**kinds_of("anthropic")["block"], "hologram": KEPT},
+    }
     assert unlisted("anthropic", tables, enumeration) == []
 
 
 def test_a_value_added_to_a_fake_literal_or_service_model_fails_the_check() -> None:
     enumeration = ENUMERATED["bedrock"]
-    grown = {**enumeration, "stop_reason": {**enumeration["stop_reason"], "out_of_coffee": Found("a fake StopReason", None)}}
+    grown = {
+        **enumeration,
+        "stop_reason": {
+            **enumeration["stop_reason"],
+            "out_of_coffee": Found("a fake StopReason", None),
+        },
+    }
     problems = unlisted("bedrock", kinds_of("bedrock"), grown)
     assert len(problems) == 1 and "'out_of_coffee'" in problems[0]
     assert "from a fake StopReason" in problems[0]
@@ -164,7 +196,7 @@ def test_by_type_passes_over_an_sdk_catch_all() -> None:
     class UnknownChunk(pydantic.BaseModel):
         type: Literal["UNKNOWN"]
 
-    found = by_type(typing.Union[Known, UnknownChunk], "fake")  # noqa: UP007
+    found = by_type(typing.Union[Known, UnknownChunk], "fake")
     assert list(found) == ["known"]
 
 
@@ -177,8 +209,14 @@ def _overrides() -> dict[tuple[str, str], dict[str, Any]]:
     import mistralai.client.models as mistral
 
     return {
-        ("mistral", "tool_call"): {"id": "abcDEF123", "function": mistral.FunctionCall(name="f", arguments="{}")},
-        ("cohere", "function"): {"id": "call_1", "function": cohere.ToolCallV2Function(name="f", arguments="{}")},
+        ("mistral", "tool_call"): {
+            "id": "abcDEF123",
+            "function": mistral.FunctionCall(name="f", arguments="{}"),
+        },
+        ("cohere", "function"): {
+            "id": "call_1",
+            "function": cohere.ToolCallV2Function(name="f", arguments="{}"),
+        },
         ("gemini", "function_call"): {"name": "f", "args": {}},
         ("gemini", "thought"): {"text": "x", "thought": True, "thought_signature": b"sig"},
         ("openai_responses", "reasoning"): {"summary": [{"type": "summary_text", "text": "x"}]},
@@ -277,7 +315,10 @@ def test_a_typed_block_gives_its_convtypes_value() -> None:
     for dialect in DIALECTS:
         module: Any = importlib.import_module(f"convtypes.dialects.{dialect}")
         for kind, declared in kinds_of(dialect)["block"].items():
-            if kind not in ENUMERATED[dialect]["block"] or declared not in ("ToolCall", "ThinkingBlock"):
+            if kind not in ENUMERATED[dialect]["block"] or declared not in (
+                "ToolCall",
+                "ThinkingBlock",
+            ):
                 continue
             block = block_json(dialect, kind, ENUMERATED[dialect]["block"][kind])
             reply = module.read_reply(WRAPS[dialect]([block], STOPS[dialect]))
@@ -316,7 +357,9 @@ def test_every_declared_stop_reason_is_a_stop_reason() -> None:
 _TRANSCRIPT: list[ct.Message] = [
     ct.SystemMessage(content="Be brief."),
     ct.UserMessage(content="Weather?"),
-    ct.AssistantMessage(content="", tool_calls=[ct.ToolCall(id="call_1", name="weather", arguments={})]),
+    ct.AssistantMessage(
+        content="", tool_calls=(ct.ToolCall(id="call_1", name="weather", arguments={}),)
+    ),
     ct.ToolResultMessage(tool_use_id="call_1", content="sun"),
     ct.AssistantMessage(content="Sunny."),
 ]
@@ -361,7 +404,21 @@ def _anthropic_events(category: str, kind: str) -> list[Any]:
         if kind == "content_block_start":
             event["content_block"] = {"type": "text", "text": ""}
         if kind in ("content_block_delta", "content_block_stop"):
-            return [start, {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}} if kind == "content_block_delta" else event]
+            return [
+                start,
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": "x"},
+                }
+                if kind == "content_block_delta"
+                else event,
+            ]
         return [start, event]
     opens = {
         "text_delta": {"type": "text", "text": ""},
@@ -379,7 +436,11 @@ def _anthropic_events(category: str, kind: str) -> list[Any]:
         {"type": "content_block_start", "index": 0, "content_block": opens[kind]},
         {"type": "content_block_delta", "index": 0, "delta": delta},
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 1}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 1},
+        },
         {"type": "message_stop"},
     ]
 
@@ -399,7 +460,9 @@ def _responses_events(category: str, kind: str) -> list[Any]:
     item_kind = next((item for prefix, item in opens.items() if kind.startswith(prefix)), None)
     if item_kind is None:
         return [created, event]
-    item = block_json("openai_responses", item_kind, ENUMERATED["openai_responses"]["block"][item_kind])
+    item = block_json(
+        "openai_responses", item_kind, ENUMERATED["openai_responses"]["block"][item_kind]
+    )
     item["id"] = event.get("item_id", "x")
     if item_kind == "message" and kind != "response.content_part.added":
         item["content"] = [{"type": "output_text", "text": "", "annotations": []}]
@@ -407,7 +470,12 @@ def _responses_events(category: str, kind: str) -> list[Any]:
         added_part = kind == "response.reasoning_summary_part.added"
         item["summary"] = [] if added_part else [{"type": "summary_text", "text": ""}]
         item["content"] = [{"type": "reasoning_text", "text": ""}]
-    added = {"type": "response.output_item.added", "output_index": 0, "sequence_number": 0, "item": item}
+    added = {
+        "type": "response.output_item.added",
+        "output_index": 0,
+        "sequence_number": 0,
+        "item": item,
+    }
     return [created, added, event]
 
 
@@ -443,9 +511,20 @@ _COHERE: dict[str, dict[str, Any]] = {
     "tool-plan-delta": {"delta": {"message": {"tool_plan": "x"}}},
     "tool-call-start": {
         "index": 0,
-        "delta": {"message": {"tool_calls": {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": ""}}}},
+        "delta": {
+            "message": {
+                "tool_calls": {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": ""},
+                }
+            }
+        },
     },
-    "tool-call-delta": {"index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "{}"}}}}},
+    "tool-call-delta": {
+        "index": 0,
+        "delta": {"message": {"tool_calls": {"function": {"arguments": "{}"}}}},
+    },
     "citation-start": {
         "index": 0,
         "delta": {"message": {"citations": {"start": 0, "end": 1, "text": "x", "sources": []}}},
@@ -467,12 +546,25 @@ def _chat_deltas(dialect: str) -> Callable[[str, str], list[Any]]:
     def events(category: str, kind: str) -> list[Any]:
         block = block_json(dialect, kind, ENUMERATED[dialect]["delta"][kind])
         if dialect == "openai_chat":
-            block = {**block, "index": 0, "id": "call_1", "function": {"name": "f", "arguments": "{}"}}
+            block = {
+                **block,
+                "index": 0,
+                "id": "call_1",
+                "function": {"name": "f", "arguments": "{}"},
+            }
             delta: dict[str, Any] = {"role": "assistant", "tool_calls": [block]}
         else:
             delta = {"role": "assistant", "content": [block]}
         choice = {"index": 0, "delta": delta, "finish_reason": None}
-        return [{"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [choice]}]
+        return [
+            {
+                "id": "c1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "m",
+                "choices": [choice],
+            }
+        ]
 
     return events
 
@@ -491,7 +583,9 @@ def _stream_cases() -> Iterator[Any]:
     for category in ("event", "delta"):
         for case in _cases(category):
             dialect, kind = case.values
-            yield pytest.param(dialect, category, kind, id=f"{case.id}-{category}", marks=case.marks)
+            yield pytest.param(
+                dialect, category, kind, id=f"{case.id}-{category}", marks=case.marks
+            )
 
 
 @pytest.mark.parametrize(("dialect", "category", "kind"), list(_stream_cases()))
@@ -513,3 +607,19 @@ def test_every_stream_event_is_read(dialect: str, category: str, kind: str) -> N
     if declared.startswith(("ToolCallStart", "ToolCallDelta")):
         assert any(isinstance(delta, (ToolCallStart, ToolCallDelta)) for delta in deltas), deltas
     accumulator.partial()  # what came so far reads, whatever the event was
+
+
+# -- calls: every call the next request wants answered is one the program saw --
+
+
+@pytest.mark.parametrize(("dialect", "kind"), list(_cases("block", {**GAPS, **CALL_GAPS})))
+def test_no_block_kind_is_a_call_the_program_is_not_shown(dialect: str, kind: str) -> None:
+    module: Any = importlib.import_module(f"convtypes.dialects.{dialect}")
+    block = block_json(dialect, kind, ENUMERATED[dialect]["block"][kind])
+    reply = module.read_reply(WRAPS[dialect]([block], STOPS[dialect]))
+    transcript: list[ct.Message] = [ct.UserMessage(content="hi"), *reply.messages]
+    shown = {call.id for call in reply.tool_calls} | {call.id for call in ct.open_calls(transcript)}
+    try:
+        module.to_request([*transcript, ct.UserMessage(content="next")])
+    except UnansweredCall as err:
+        assert err.call_id in shown, f"{dialect} {kind}: the request wants {err.call_id!r} answered"

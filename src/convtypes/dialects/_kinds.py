@@ -1,4 +1,4 @@
-"""What a provider names, and what its dialect does with each: the tables every ``_kinds`` room fills.
+"""What a provider names, and what its dialect does with each: the tables of every ``_kinds``.
 
 A provider's API names kinds: content blocks (output items, parts), stream
 events and deltas, stop reasons, message roles. Each dialect's ``_kinds``
