@@ -21,7 +21,7 @@ KINDS: Final[dict[str, Table]] = {
         "content": "AssistantMessage.content",
         "thinking": "ThinkingBlock",
         "tool_calls": "ToolCall",
-        "images": "ImageBlock",
+        "images": KEPT,
         "tool_name": KEPT,
     },
     "event": {},
