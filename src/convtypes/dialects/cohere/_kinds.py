@@ -33,7 +33,9 @@ KINDS: Final[dict[str, Table]] = {
         "citation-start": KEPT,
         "citation-end": "the citation it closes",
         "message-end": "Reply (stop reason, usage)",
-        "debug": KEPT,
+        # Not read: the prompt as the API rendered it, for debugging; it is
+        # no part of the reply, and the Accumulator says so in its docstring.
+        "debug": "nothing (the rendered prompt, for debugging)",
     },
     "delta": {},
     "stop_reason": {
