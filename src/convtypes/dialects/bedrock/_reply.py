@@ -65,14 +65,20 @@ def _flat(message: AssistantMessage) -> list[dict[str, Any]] | None:
     return out
 
 
+# Blocks that go back neither way but are kept, so that left_out names them.
+_UNSAID: Final = frozenset({"SDK_UNKNOWN_MEMBER", "cachePoint"})
+
+
 def _carried(items: list[dict[str, Any]], assistant: AssistantMessage) -> bool:
     """Whether replaying ``assistant`` alone sends the content that came.
 
     Blocks the API refuses as input do not count: they go back neither way.
-    A block boto3 could not read is kept, so the transcript says one came.
+    A block boto3 could not read is kept, so the transcript says one came,
+    and so is a ``cachePoint`` (no reply is known to hold one, but if one
+    does, ``left_out`` names it rather than the read dropping it unsaid).
     """
     flat = _flat(assistant)
-    if flat is None or any("SDK_UNKNOWN_MEMBER" in item for item in items):
+    if flat is None or any(_UNSAID.intersection(item) for item in items):
         return False
     replayed = [block for block, _, _ in map(_replayable, items) if block is not None]
     return replayed == flat
