@@ -38,7 +38,9 @@ does not go back.
 Stop reasons by meaning: ``end_turn``, ``tool_use``, ``max_tokens``,
 ``stop_sequence``, ``pause_turn`` and ``refusal`` are themselves;
 ``model_context_window_exceeded`` is ``"max_tokens"`` (the reply was cut at
-a token limit); anything else is ``"other"``. Usage: Anthropic's
+a token limit); the beta's ``compaction`` is ``"pause_turn"`` (the API
+stopped after compacting, and goes on when the conversation is sent back);
+anything else is ``"other"``. Usage: Anthropic's
 ``input_tokens`` counts only the prompt tokens neither read from nor written
 to the cache, so ``Usage.input_tokens`` is ``input_tokens +
 cache_creation_input_tokens + cache_read_input_tokens``; ``cache_read_tokens``

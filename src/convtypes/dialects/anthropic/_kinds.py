@@ -60,7 +60,7 @@ KINDS: Final[dict[str, Table]] = {
         "stop_sequence": "stop_sequence",
         "pause_turn": "pause_turn",
         "refusal": "refusal",
-        "compaction": "other",
+        "compaction": "pause_turn",
     },
     "role": {
         "user": "UserMessage, ToolResultMessage",

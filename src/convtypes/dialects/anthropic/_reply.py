@@ -28,6 +28,9 @@ from ._wire import _CUT, _SDK_ONLY, PROTOCOL, _has_text, _usable_id
 _STOPS: Final[dict[str, StopReason]] = {
     **BLOCK_STOPS,
     "pause_turn": "pause_turn",
+    # The beta's compaction pauses after writing its compaction block, for
+    # the conversation to be sent back (as it is, or trimmed) to go on.
+    "compaction": "pause_turn",
     "refusal": "refusal",
 }
 
