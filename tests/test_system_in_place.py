@@ -407,3 +407,117 @@ def test_left_out_names_the_move_only_where_there_is_one(dialect: Any) -> None:
     # Without any system message, or with one only at the top, nothing moves.
     assert dialect.left_out(TRANSCRIPT[1:3] + TRANSCRIPT[4:]) == []
     assert dialect.left_out(TRANSCRIPT[:3] + TRANSCRIPT[4:]) == []
+
+
+# --- between tool calls and their results --------------------------------------------
+
+_WITH_CALLS: list[ct.Message] = [
+    ct.UserMessage(content="u1"),
+    ct.AssistantMessage(
+        content="",
+        tool_calls=(
+            ct.ToolCall(id="c1", name="f", arguments={}),
+            ct.ToolCall(id="c2", name="f", arguments={}),
+        ),
+    ),
+    ct.ToolResultMessage(tool_use_id="c1", content="r1", provenance=ct.Provenance.INTERNAL),
+    ct.ToolResultMessage(tool_use_id="c2", content="r2", provenance=ct.Provenance.INTERNAL),
+    ct.AssistantMessage(content="a1"),
+    ct.UserMessage(content="u2"),
+]
+
+
+def _before_results(transcript: list[ct.Message]) -> list[int]:
+    """The system messages whose next message of another kind is a tool result."""
+    out = []
+    for index, message in enumerate(transcript):
+        if isinstance(message, ct.SystemMessage) and index:
+            after = [m for m in transcript[index + 1 :] if not isinstance(m, ct.SystemMessage)]
+            if after and isinstance(after[0], ct.ToolResultMessage):
+                out.append(index)
+    return out
+
+
+def _results_follow_calls(messages: list[dict[str, Any]]) -> bool:
+    """Whether each message with calls is followed at once by all their results (Chat shape)."""
+    for at, message in enumerate(messages):
+        calls = [call["id"] for call in message.get("tool_calls") or []]
+        if calls:
+            answers = [m.get("tool_call_id") for m in messages[at + 1 : at + 1 + len(calls)]]
+            if answers != calls:
+                return False
+    return True
+
+
+def _bedrock_results_follow_calls(messages: list[dict[str, Any]]) -> bool:
+    for at, message in enumerate(messages):
+        calls = [b["toolUse"]["toolUseId"] for b in message["content"] if "toolUse" in b]
+        if calls:
+            after = messages[at + 1]["content"] if at + 1 < len(messages) else []
+            if [b["toolResult"]["toolUseId"] for b in after[: len(calls)]] != calls:
+                return False
+    return True
+
+
+@given(st.lists(st.integers(1, len(_WITH_CALLS)), max_size=3))
+def test_a_system_message_never_comes_between_calls_and_their_results(places: list[int]) -> None:
+    transcript: list[ct.Message] = list(_WITH_CALLS)
+    for n, at in enumerate(sorted(places, reverse=True)):
+        transcript.insert(at, ct.SystemMessage(content=f"s{n}"))
+    texts = [m.content for m in transcript if isinstance(m, ct.SystemMessage)]
+    moved = [(index, "position") for index in _before_results(transcript)]
+
+    body = anthropic.to_request(transcript)
+    assert pairing_faults(body) == []
+    assert _system_texts(anthropic, body)[1] == texts
+    validate_anthropic(body)
+    body = bedrock.to_request(transcript)
+    assert _bedrock_results_follow_calls(body["messages"])
+    assert _system_texts(bedrock, body)[1] == texts
+    validate_bedrock(body)
+    for strict in (openai_chat, cohere):
+        sent = strict.to_request(transcript)["messages"]
+        assert _results_follow_calls(sent)
+        assert [m["content"] for m in sent if m["role"] == "system"] == texts
+    for dialect in (anthropic, bedrock, openai_chat, cohere):
+        notes = dialect.left_out(transcript)
+        assert [(note.index, note.what) for note in notes] == moved
+    # Where order between calls and results is free, it stays where it was given.
+    roles = ["system" if isinstance(m, ct.SystemMessage) else "other" for m in transcript]
+    for free in (ollama.to_request(transcript)["messages"], chat_template.to_messages(transcript)):
+        assert ["system" if m["role"] == "system" else "other" for m in free] == roles
+    assert ollama.left_out(transcript) == []
+
+
+def test_the_moved_system_message_goes_right_after_the_results() -> None:
+    transcript = [*_WITH_CALLS[:2], ct.SystemMessage(content=FRENCH), *_WITH_CALLS[2:]]
+    assert anthropic.to_request(transcript)["messages"][2:4] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "c1", "content": "r1"},
+                {"type": "tool_result", "tool_use_id": "c2", "content": "r2"},
+            ],
+        },
+        {"role": "system", "content": [{"type": "text", "text": FRENCH}]},
+    ]
+    assert bedrock.to_request(transcript)["messages"][3] == {
+        "role": "system",
+        "content": [{"text": FRENCH}],
+    }
+    sent = openai_chat.to_request(transcript)["messages"]
+    assert [m["role"] for m in sent] == [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "system",
+        "assistant",
+        "user",
+    ]
+    why = (
+        "a system message between tool calls and their results goes after the results, "
+        "which the API wants right after the calls"
+    )
+    for dialect in (anthropic, bedrock, openai_chat, cohere):
+        assert dialect.left_out(transcript) == [LeftOut(2, "position", why)]

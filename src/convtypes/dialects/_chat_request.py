@@ -49,7 +49,7 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import arguments_json
-from ._left_out import LeftOut, media_kind
+from ._left_out import PAST_RESULTS, LeftOut, media_kind, waits_for_results
 from ._media import image_type
 from ._newer import Unknown, newer_notes
 from ._send import data_url, tool_result_text
@@ -86,6 +86,14 @@ class ChatWalk:
 
     protocol: ClassVar[str]
     """The ``protocol`` of the provider output items the dialect replays."""
+
+    results_first: ClassVar[bool] = False
+    """Whether the API wants a turn's tool results right after its calls.
+
+    Where it does (OpenAI Chat, Cohere), a system message standing between
+    calls and their results is sent after the results, and noted as moved
+    (see :func:`~convtypes.dialects._left_out.waits_for_results`).
+    """
 
     __slots__ = (
         "fence_external",
@@ -130,15 +138,38 @@ class ChatWalk:
             hooks[UnknownMessage] = self.skip
         notes = self.notes
         kept: Any = None
+        held: list[tuple[int, SystemMessage]] = []  # system messages waiting for results
         for index, message in enumerate(transcript):
             hook = hooks.get(type(message))
             if hook is None:
                 hook = self._hook_of(index, message, hooks)
-            kept = hook(index, message, kept)
+            waits = (
+                self.results_first
+                and isinstance(message, SystemMessage)
+                and waits_for_results(transcript, index, self.protocol)
+            )
+            if held and not waits and not self._passes(message):
+                for at, system in held:
+                    kept = self.system(at, system, kept)
+                held = []
+            if waits:
+                held.append((index, message))
+                if notes is not None:
+                    notes.append(LeftOut(index, "position", PAST_RESULTS))
+            else:
+                kept = hook(index, message, kept)
             if notes is not None:
                 notes += newer_notes(index, message)
+        for at, system in held:
+            kept = self.system(at, system, kept)
         self.finish()
         return self.out
+
+    def _passes(self, message: object) -> bool:
+        """Whether held system messages still wait past ``message`` (see ``results_first``)."""
+        return isinstance(message, (ToolResultMessage, UnknownMessage)) or (
+            isinstance(message, ProviderOutputItemsMessage) and message.protocol != self.protocol
+        )
 
     @staticmethod
     def _hook_of(index: int, message: object, hooks: dict[type, Hook]) -> Hook:

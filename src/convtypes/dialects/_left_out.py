@@ -15,9 +15,25 @@ from urllib.parse import quote
 from msgspec import Struct
 
 from .._errors import WireError
+from .._messages import ProviderOutputItemsMessage, SystemMessage, ToolResultMessage
 from .._pending import check_fields
+from .._unknown import UnknownMessage
 
-__all__ = ["LEFT_OUT_KINDS", "LeftOut", "LeftOutKind", "in_item", "media_kind", "pointer"]
+__all__ = [
+    "LEFT_OUT_KINDS",
+    "LeftOut",
+    "LeftOutKind",
+    "in_item",
+    "media_kind",
+    "pointer",
+    "waits_for_results",
+]
+
+PAST_RESULTS: Final = (
+    "a system message between tool calls and their results goes after the results, "
+    "which the API wants right after the calls"
+)
+"""The ``why`` of a system message that :func:`waits_for_results` moved."""
 
 LeftOutKind = Literal[
     "thinking",
@@ -64,8 +80,11 @@ LeftOutKind = Literal[
 - ``"position"``: a message that is sent, but not where the transcript has
   it: a system message after the conversation began, which goes to the
   top of the request because the API takes system text nowhere else
-  (Gemini's ``system_instruction``, Mistral's first message). What the
-  model reads of it no longer follows the turns before it;
+  (Gemini's ``system_instruction``, Mistral's first message), or that
+  stood between tool calls and their results and goes after the results,
+  because Anthropic and Bedrock want the results right after the calls
+  (see :func:`waits_for_results`). What the model reads of it no longer
+  stands where the transcript put it;
 - ``"unknown"``: what a newer writer made that this version does not know:
   a message of an unknown role, which ``to_request(..., unknown="skip")``
   leaves out, or a field a known message, block or call carries from lenient
@@ -134,6 +153,25 @@ class LeftOut(Struct, frozen=True, gc=False):
         if type(what) is not str or what not in LEFT_OUT_KINDS:
             raise WireError(f"expected one of LeftOutKind's words, got {what!r:.40}", "$.what")
         check_fields(self, ("why",))
+
+
+def waits_for_results(transcript: list[Any], index: int, protocol: str) -> bool:
+    """Whether the system message at ``index`` stands before tool results.
+
+    Anthropic and Bedrock take a system message among the turns, but a
+    turn's tool calls must be answered by the very next user turn, so a
+    system message between the calls and their results (or between two of
+    the results) waits until the results are given. It is so when the next
+    message that the request sends something of is a tool result: system
+    messages, unknown ones and another ``protocol``'s items are passed over.
+    """
+    for message in transcript[index + 1 :]:
+        if isinstance(message, (SystemMessage, UnknownMessage)) or (
+            isinstance(message, ProviderOutputItemsMessage) and message.protocol != protocol
+        ):
+            continue
+        return isinstance(message, ToolResultMessage)
+    return False
 
 
 def in_item(position: int, *path: str | int) -> str:

@@ -34,7 +34,7 @@ from .._errors import (
     short,
     unknown_block,
 )
-from .._left_out import LeftOut, in_item
+from .._left_out import PAST_RESULTS, LeftOut, in_item, waits_for_results
 from .._newer import newer_notes
 from .._send import transcript_of
 from ._request import (
@@ -132,9 +132,13 @@ def left_out(
         elif isinstance(message, UnknownMessage):
             kept = previous  # walked past, as to_request(..., unknown="skip") does
         elif isinstance(message, SystemMessage):
-            # One after the first turn goes in place, as a message of its own.
-            if 0 <= first < index and message.content.isspace():
-                out.append(LeftOut(index, "text", _BLANK))
+            # One after the first turn goes in place, as a message of its own,
+            # past the tool results it stands before.
+            if 0 <= first < index:
+                if message.content.isspace():
+                    out.append(LeftOut(index, "text", _BLANK))
+                elif message.content and waits_for_results(transcript, index, PROTOCOL):
+                    out.append(LeftOut(index, "position", PAST_RESULTS))
         elif not isinstance(message, ToolResultMessage):
             raise not_a_message(index, message)
     return out

@@ -379,8 +379,22 @@ def _request(
     # within a turn (it would be refused as unmatched).
     content: list[dict[str, Any]] = []
     kept: _Kept | None = None
+    # System text after the first turn, waiting for the next message that is
+    # neither a tool result nor system text: it goes in place, except that it
+    # never comes between calls and their results (see waits_for_results).
+    held: list[dict[str, Any]] = []
     for index, message in enumerate(transcript):
         previous, kept = kept, None
+        if held and not (
+            isinstance(message, (ToolResultMessage, SystemMessage, UnknownMessage))
+            or (isinstance(message, ProviderOutputItemsMessage) and message.protocol != PROTOCOL)
+        ):
+            if role != "system":
+                content = []
+                turns.append({"role": "system", "content": content})
+                role = "system"
+            content += held
+            held = []
         if isinstance(message, ToolResultMessage):
             # tool_result_text's rule, inline on the hot path: only an internal
             # result goes bare (an unknown provenance is never INTERNAL).
@@ -454,14 +468,11 @@ def _request(
             if not turns:
                 system.append(message.content)  # before the first turn: the system prompt
                 continue
-            # After it: in place, as a system-role message (blank text is refused).
+            # After it: a system-role message where it stands, past any tool
+            # results it came before (blank text is refused).
             system_text = message.content
             if system_text and not system_text.isspace():
-                if role != "system":
-                    content = []
-                    turns.append({"role": "system", "content": content})
-                    role = "system"
-                content.append({"type": "text", "text": system_text})
+                held.append({"type": "text", "text": system_text})
             continue
         elif isinstance(message, ProviderOutputItemsMessage):
             if message.protocol != PROTOCOL:
@@ -496,6 +507,11 @@ def _request(
                 if first_index < 0:
                     first_index = index
             content.extend(blocks)
+    if held:
+        if role != "system":
+            turns.append({"role": "system", "content": held})
+        else:
+            content += held
     if not turns:
         raise DialectError(
             "the transcript has no turn to send (once empty and white-space text is left "

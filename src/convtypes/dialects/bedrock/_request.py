@@ -46,7 +46,7 @@ from .._errors import (
     unsupported_block,
 )
 from .._ids import CallIds
-from .._left_out import LeftOut, LeftOutKind, in_item, media_kind
+from .._left_out import PAST_RESULTS, LeftOut, LeftOutKind, in_item, media_kind, waits_for_results
 from .._newer import Unknown, check_unknown, newer_notes, next_known
 from .._send import tool_result_text, transcript_of
 from .._tools import spelled_name
@@ -190,7 +190,17 @@ class _Turns:
     :class:`LeftOut`), when what is left out is being noted.
     """
 
-    __slots__ = ("content", "notes", "opened", "role", "sources", "thought_end", "turns")
+    __slots__ = (
+        "content",
+        "held",
+        "held_at",
+        "notes",
+        "opened",
+        "role",
+        "sources",
+        "thought_end",
+        "turns",
+    )
 
     def __init__(self, notes: list[LeftOut] | None) -> None:
         self.turns: list[dict[str, Any]] = []
@@ -200,6 +210,10 @@ class _Turns:
         self.thought_end = 0
         self.sources: list[tuple[int, str]] = []
         self.notes = notes
+        # System text after the first turn, placed before the next message
+        # that is neither a tool result nor system text (see waits_for_results).
+        self.held: list[dict[str, Any]] = []
+        self.held_at = -1  # the message of the first text held
 
     def _open(self, role: str, index: int) -> None:
         self.content = []
@@ -214,13 +228,20 @@ class _Turns:
             self._open("user", index)
         self.content.extend(blocks)
 
-    def system(self, index: int, text: str) -> None:
-        """A system message after the first turn: a ``system`` message in its place."""
+    def hold(self, index: int, text: str) -> None:
+        """Keep a system message's text for :meth:`system` to place."""
+        if not self.held:
+            self.held_at = index
+        self.held.append({"text": text})
+
+    def system(self) -> None:
+        """Place the system text held since the last turn: a ``system`` message."""
         if self.role == "assistant":
             self._close()
         if self.role != "system":
-            self._open("system", index)
-        self.content.append({"text": text})
+            self._open("system", self.held_at)
+        self.content += self.held
+        self.held = []
 
     def assistant(
         self,
@@ -293,6 +314,8 @@ class _Turns:
             self.content = []
 
     def finish(self) -> list[dict[str, Any]]:
+        if self.held:
+            self.system()
         self._close()
         if not self.turns:
             raise DialectError(
@@ -461,6 +484,11 @@ def _build(
         if notes is not None:
             notes += newer_notes(index, message)
         previous, kept = kept, None
+        if turns.held and not (
+            isinstance(message, (ToolResultMessage, SystemMessage, UnknownMessage))
+            or (isinstance(message, ProviderOutputItemsMessage) and message.protocol != PROTOCOL)
+        ):
+            turns.system()
         if isinstance(message, ToolResultMessage):
             result = {
                 "toolUseId": ids.result(index, message).out_id,
@@ -522,7 +550,10 @@ def _build(
             if not _has_text(message.content):
                 _note(notes, index, "text", "a blank system prompt, which the API refuses")
             elif turns.turns:
-                turns.system(index, message.content)  # after the first turn: in place
+                # After the first turn: in place, past the tool results it stands before.
+                turns.hold(index, message.content)
+                if notes is not None and waits_for_results(transcript, index, PROTOCOL):
+                    notes.append(LeftOut(index, "position", PAST_RESULTS))
             else:
                 system.append({"text": message.content})
             continue

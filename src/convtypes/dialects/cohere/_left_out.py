@@ -21,7 +21,7 @@ from .._errors import (
     Unsupported,
     not_a_message,
 )
-from .._left_out import LeftOut, in_item
+from .._left_out import PAST_RESULTS, LeftOut, in_item, waits_for_results
 from .._newer import newer_notes
 from ._assistant import _Kept, _runnable, _said
 from ._request import _MEDIA, to_request
@@ -78,6 +78,9 @@ def left_out(
         said, unsaid = False, []
         if isinstance(message, UserMultimodalMessage):
             out += media_left_out(index, message, _MEDIA, _OTHER_AUDIO)
+        elif isinstance(message, SystemMessage):
+            if waits_for_results(transcript, index, PROTOCOL):
+                out.append(LeftOut(index, "position", PAST_RESULTS))
         elif not isinstance(message, (UserMessage, SystemMessage, ToolResultMessage)):
             raise not_a_message(index, message)
     if not said:

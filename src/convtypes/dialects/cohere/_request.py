@@ -33,6 +33,7 @@ class _Walk(GatheredWalk):
     """The walk to Cohere's rules: the messages and items of a turn go as one message."""
 
     protocol = PROTOCOL
+    results_first = True
     __slots__ = ()
 
     new_turn = _Turn

@@ -207,6 +207,7 @@ class _Walk(ChatWalk):
     """The walk to the Chat Completions API: one message each, a kept message replayed in place."""
 
     protocol = PROTOCOL
+    results_first = True
     __slots__ = ()
 
     def assistant(self, index: int, message: AssistantMessage, previous: Any) -> Any:
