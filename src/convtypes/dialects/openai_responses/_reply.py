@@ -15,7 +15,7 @@ from .._errors import LEAKS, ResponseError, raise_response_failure, reported_err
 from .._json import built, field, parse_arguments, plain, tool_call
 from .._reply import Reply, StopReason, Usage, token_count
 from ._request import _part_texts, _sent, _without_nulls
-from ._wire import PROTOCOL
+from ._wire import CUSTOM_INPUT, PROTOCOL
 
 # Output items that wait on the caller: the reply stops for the caller to
 # run them (or, for an MCP approval request, to answer it).
@@ -75,6 +75,10 @@ def _read(
             call = _read_call(item, where, cut, still_open)
             if call is not None:
                 calls.append(call)
+        elif kind == "custom_tool_call":
+            call = _read_custom(item, where, still_open)
+            if call is not None:
+                calls.append(call)
         elif kind == "reasoning":
             for key in ("summary", "content"):
                 for position, part in enumerate(field(item, key, list, where, None) or ()):
@@ -112,6 +116,19 @@ def _read_call(item: dict[str, Any], where: str, cut: bool, still_open: bool) ->
             return None
         raise ResponseError(f"{where}: {err}") from None
     return tool_call(call_id, name, arguments, where)
+
+
+def _read_custom(item: dict[str, Any], where: str, still_open: bool) -> ToolCall | None:
+    """The ``ToolCall`` of a custom tool's call: its free text as ``{"input": <text>}``.
+
+    ``None`` while it is still arriving (its input may not be whole yet).
+    """
+    text = field(item, "input", str, where)
+    call_id = field(item, "call_id", str, where)
+    name = field(item, "name", str, where)
+    if still_open or item.get("status") in ("in_progress", "incomplete"):
+        return None
+    return tool_call(call_id, name, {CUSTOM_INPUT: text}, where)
 
 
 def _stop_reason(messages: list[Message], status: object, details: object) -> StopReason:

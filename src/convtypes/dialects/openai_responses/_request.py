@@ -264,7 +264,7 @@ def _replayed_items(
     index: int, transcript: list[Any], store: bool, notes: list[LeftOut] | None
 ) -> tuple[list[Any], dict[str, str]]:
     """The items of message ``index`` to send back, owned by the request, and
-    the function calls among them (``call_id`` to name).
+    the function and custom tool calls among them (``call_id`` to name).
 
     Left out: a function call that never completed and that no result
     answers (no backend ran it, and the API refuses a call without its
@@ -306,7 +306,7 @@ def _replayed_items(
                     notes.append(dropped)
                 continue
             sent = copy_json(item)
-            if kind == "function_call":
+            if kind in _ANSWERED_BY:
                 call_id, name = sent.get("call_id"), sent.get("name")
                 if isinstance(call_id, str) and isinstance(name, str):
                     calls[call_id] = name
@@ -335,6 +335,17 @@ def _replayed_items(
     return out, calls
 
 
+def _custom_ids(items: Iterable[object], sent: dict[str, str]) -> list[str]:
+    """The ids of the custom tool calls among ``items`` that went out (in ``sent``)."""
+    return [
+        item["call_id"]
+        for item in items
+        if isinstance(item, dict)
+        and item.get("type") == "custom_tool_call"
+        and item.get("call_id") in sent
+    ]
+
+
 def _drop_parsed(item: dict[str, Any]) -> list[int]:
     """Drop the SDK's ``parsed`` from the parts of a message item (a copy); the parts it was in."""
     content = item.get("content")
@@ -345,6 +356,12 @@ def _drop_parsed(item: dict[str, Any]) -> list[int]:
             found.append(position)
     return found
 
+
+# The calls of the items a ToolResultMessage answers, and the item its result goes as.
+_ANSWERED_BY: Final = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+}
 
 _CUT_CALL: Final = (
     "a function call cut off before it completed, which no result answers, is not sent "
@@ -438,6 +455,7 @@ def _input(
     transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
+    custom: set[str] = set()  # the ids the custom tool calls of the items go out with
     carried_text: str | None = None
     carried_calls: dict[str, str] = {}
     carried_thinking: list[ThinkingBlock] | None = None
@@ -445,10 +463,11 @@ def _input(
         if notes is not None:
             notes += newer_notes(index, message)
         if isinstance(message, ToolResultMessage):
+            call_id = ids.result(index, message).out_id
             out.append(
                 {
-                    "type": "function_call_output",
-                    "call_id": ids.result(index, message).out_id,
+                    "type": "custom_tool_call_output" if call_id in custom else "function_call_output",
+                    "call_id": call_id,
                     "output": tool_result_text(message, fence_external),
                 }
             )
@@ -477,6 +496,7 @@ def _input(
                 carried_text = _carried(message.items)
                 for call_id, name in carried_calls.items():
                     ids.carried(index, call_id, call_id, name)
+                custom.update(_custom_ids(message.items, carried_calls))
                 if notes is not None:
                     carried_thinking = _carried_thinking(message.items)
                 continue  # keep what they carry for the next message
