@@ -174,10 +174,20 @@ def _usage(raw: object) -> Usage:
     )
 
 
-def _reply(messages: list[Message], response: dict[str, Any], status: object) -> Reply:
+def _reply(
+    messages: list[Message],
+    response: dict[str, Any],
+    status: object,
+    audio: dict[str, str] | None = None,
+) -> Reply:
     details = response.get("incomplete_details")
     model = response.get("model")
     reply_id = response.get("id")
+    said: dict[str, Any] = {}
+    if details is not None:
+        said["incomplete_details"] = details
+    if audio:
+        said["audio"] = audio
     return Reply(
         messages=messages,
         stop_reason=_stop_reason(messages, status, details),
@@ -185,6 +195,7 @@ def _reply(messages: list[Message], response: dict[str, Any], status: object) ->
         usage=_usage(response.get("usage")),
         model=model if isinstance(model, str) else None,
         id=reply_id if isinstance(reply_id, str) else None,
+        details=said,
     )
 
 

@@ -466,7 +466,9 @@ def _input(
             call_id = ids.result(index, message).out_id
             out.append(
                 {
-                    "type": "custom_tool_call_output" if call_id in custom else "function_call_output",
+                    "type": "custom_tool_call_output"
+                    if call_id in custom
+                    else "function_call_output",
                     "call_id": call_id,
                     "output": tool_result_text(message, fence_external),
                 }

@@ -32,6 +32,9 @@ _ARGUMENTS_DELTAS: Final = {
 }
 # The items that are calls a program answers, and their text field.
 _CALL_TEXT: Final = {"function_call": "arguments", "custom_tool_call": "input"}
+# Output audio (from an audio model) comes only in these events, no item: its pieces
+# are kept, joined, in ``Reply.details["audio"]``.
+_AUDIO: Final = {"response.audio.delta": "data", "response.audio.transcript.delta": "transcript"}
 _ADDED: Final = "response.output_item.added"
 _DONE: Final = "response.output_item.done"
 _ENDS: Final = frozenset({"response.completed", "response.incomplete"})
@@ -146,6 +149,7 @@ class Accumulator(StreamReader):
         self._response: dict[str, Any] = {}
         self._status: object = None
         self._facts: dict[str, str] = {}
+        self._audio: dict[str, list[str]] = {}  # the audio's base64 data and transcript, in pieces
 
     def _fail(self, number: int, event: object, kind: object, reason: str) -> StreamError:
         return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
@@ -173,6 +177,12 @@ class Accumulator(StreamReader):
             return self._arguments(number, event, kind, data)
         if kind in _PART_ADDED:
             self._part(number, event, kind, _whole(event, data))
+            return []
+        if kind in _AUDIO:
+            piece = getattr(event, "delta", None) if data is None else data.get("delta")
+            if not isinstance(piece, str):
+                raise self._fail(number, event, kind, f"the delta is not text: {short(piece)}")
+            self._audio.setdefault(_AUDIO[kind], []).append(piece)
             return []
         if kind == _ADDED:
             return self._added(number, event, kind, _whole(event, data))
@@ -440,4 +450,5 @@ class Accumulator(StreamReader):
         for key, value in self._facts.items():
             if not isinstance(response.get(key), str):
                 response[key] = value
-        return _reply(messages, response, self._status)
+        audio = {key: "".join(pieces) for key, pieces in self._audio.items()}
+        return _reply(messages, response, self._status, audio)
