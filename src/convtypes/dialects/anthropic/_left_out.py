@@ -43,8 +43,8 @@ from ._request import (
     _dropped,
     _image,
     _Kept,
+    _request,
     _unanswered_uses,
-    to_request,
 )
 from ._wire import _MARKER, _NO_MEDIA, _SDK_ONLY, DIALECT, PROTOCOL, _has_text
 
@@ -72,6 +72,9 @@ def left_out(
     - ``"items"``: provider items of another protocol (one per message
       that holds any), an item of this protocol that is not a JSON object,
       and fields the SDK adds to a block (``parsed_output``).
+      An assistant turn that would end in thinking (a reply cut after its
+      thinking, before any text) is not sent, or its trailing thinking is
+      not; the note names the message that opened the turn.
     - ``"call"``: a kept ``tool_use`` that the message after the items does
       not hold (cut off at the token limit), and a server tool's use whose
       result never came before a user turn.
@@ -97,7 +100,8 @@ def left_out(
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
     # Raises what it raises, media and unknown messages aside.
-    to_request(transcript, unsupported="note", unknown="skip")
+    tails: list[tuple[int, int, bool]] = []
+    _request(transcript, True, "note", False, "skip", tails)
     out: list[LeftOut] = []
     kept: ProviderOutputItemsMessage | None = None
     for index, message in enumerate(transcript):
@@ -131,7 +135,19 @@ def left_out(
             kept = previous  # walked past, as to_request(..., unknown="skip") does
         elif not isinstance(message, (SystemMessage, ToolResultMessage)):
             raise not_a_message(index, message)
+    for index, count, whole in tails:
+        why = _THINKING_ONLY if whole else f"its last {count} thinking block(s): {_THINKING_LAST}"
+        out.append(LeftOut(index, "thinking", why))
+    out.sort(key=lambda note: note.index)  # stable: each message's notes stay in their order
     return out
+
+
+_THINKING_LAST: Final = "the API refuses an assistant turn whose final block is thinking"
+
+_THINKING_ONLY: Final = (
+    "an assistant turn holding only thinking (a reply cut after its thinking) is not sent: "
+    f"{_THINKING_LAST}"
+)
 
 
 _BLANK: Final = "the API refuses text with nothing but white space in it"

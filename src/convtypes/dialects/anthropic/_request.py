@@ -345,7 +345,25 @@ def to_request(
 
     The request is the caller's: no dict or list in it is shared with the
     transcript, so changing it in place changes nothing stored.
+
+    An assistant turn does not end in thinking: the API refuses one whose
+    final block is a thinking block (a reply cut after its thinking, before
+    any text). Such trailing thinking is not sent, and a turn of nothing
+    else is left out (``left_out`` names it).
     """
+    return _request(messages, fence_external, unsupported, cache, unknown, None)
+
+
+def _request(
+    messages: Iterable[Message | UnknownMessage],
+    fence_external: bool,
+    unsupported: Unsupported,
+    cache: Cache,
+    unknown: Unknown,
+    tails: list[tuple[int, int, bool]] | None,
+) -> dict[str, Any]:
+    """:func:`to_request`'s body; ``tails`` (when given) gets what :func:`_cut_thought_tails`
+    left out."""
     check_unsupported(unsupported)
     check_unknown(unknown)
     ttl = cache_ttl(cache)
@@ -361,6 +379,7 @@ def to_request(
     # within a turn (it would be refused as unmatched).
     content: list[dict[str, Any]] = []
     kept: _Kept | None = None
+    opened: dict[int, int] = {}  # an assistant turn's place -> the message that opened it
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
@@ -408,6 +427,7 @@ def to_request(
             if thoughts or blocks:
                 if role != "assistant":
                     content = []
+                    opened[len(turns)] = index
                     turns.append({"role": "assistant", "content": content})
                     role = "assistant"
                     thought_end = 0
@@ -444,6 +464,7 @@ def to_request(
             if blocks:
                 if role != "assistant":
                     content = []
+                    opened[len(turns)] = index
                     turns.append({"role": "assistant", "content": content})
                     role = "assistant"
                     thought_end = 0
@@ -468,6 +489,7 @@ def to_request(
                 if first_index < 0:
                     first_index = index
             content.extend(blocks)
+    _cut_thought_tails(turns, opened, tails)
     if not turns:
         raise DialectError(
             "the transcript has no turn to send (once empty and white-space text is left "
@@ -489,6 +511,44 @@ def to_request(
         block = {"type": "text", "text": prompt, "cache_control": _marker(ttl)}
         return {"system": [block], "messages": turns}
     return {"system": prompt, "messages": turns}
+
+
+_THOUGHTS: Final = ("thinking", "redacted_thinking")
+
+
+def _cut_thought_tails(
+    turns: list[dict[str, Any]], opened: dict[int, int], tails: list[tuple[int, int, bool]] | None
+) -> None:
+    """Take the thinking off the end of each assistant turn, and the turns left empty.
+
+    The Messages API refuses an assistant turn whose final block is
+    thinking ("The final block in an assistant message cannot be
+    `thinking`"), which is what a reply cut after its thinking gives. A
+    turn left empty goes, and the user turns around it become one, as the
+    API would read them. ``tails`` gets, for each turn cut, the message that
+    opened it, how many blocks went, and whether the whole turn did.
+    """
+    place = 0
+    while place < len(turns):
+        turn = turns[place]
+        content = turn["content"]
+        if turn["role"] != "assistant" or not content or content[-1].get("type") not in _THOUGHTS:
+            place += 1
+            continue
+        cut = 0
+        while content and content[-1].get("type") in _THOUGHTS:
+            content.pop()
+            cut += 1
+        if tails is not None:
+            tails.append((opened.get(place, -1), cut, not content))
+        if content:
+            place += 1
+            continue
+        del turns[place]
+        opened = {(at - 1 if at > place else at): index for at, index in opened.items()}
+        if 0 < place < len(turns) and turns[place - 1]["role"] == turns[place]["role"] == "user":
+            turns[place - 1]["content"].extend(turns.pop(place)["content"])
+            opened = {(at - 1 if at > place else at): index for at, index in opened.items()}
 
 
 def _text_piece(block: dict[str, Any]) -> str | None:
