@@ -65,7 +65,7 @@ def test_a_cut_reply_at_the_end_leaves_the_request_ending_with_the_user() -> Non
 
 def test_thinking_built_in_python_alone_is_left_out_too() -> None:
     signed = ct.ThinkingBlock(text="Base case first.", signature="EqQBCkYI")
-    transcript = [QUESTION, ct.AssistantMessage(thinking=(signed,)), GO_ON]
+    transcript: list[ct.Message] = [QUESTION, ct.AssistantMessage(thinking=(signed,)), GO_ON]
     body = anthropic.to_request(transcript)
     validate(body)
     assert [turn["role"] for turn in body["messages"]] == ["user"]
