@@ -278,3 +278,19 @@ def test_a_custom_input_delta_for_a_function_call_is_refused() -> None:
     accumulator.feed(events[1])
     with pytest.raises(StreamError, match="not a custom tool call"):
         accumulator.feed(wrong)
+
+
+@pytest.mark.parametrize(("execution", "stop"), [("client", "tool_use"), ("server", "end_turn")])
+def test_a_tool_search_the_client_runs_stops_for_tool_use(execution: str, stop: str) -> None:
+    item = {
+        "type": "tool_search_call",
+        "id": "tsc_1",
+        "call_id": "call_t1",
+        "arguments": {"query": "calendar"},
+        "execution": execution,
+        "status": "completed",
+    }
+    reply = openai_responses.read_reply(Response.model_validate(response([item])))
+    assert reply.stop_reason == stop
+    # Its answer is a tool_search_output item, not a text result: it is no ToolCall.
+    assert reply.tool_calls == []

@@ -147,8 +147,10 @@ def _stop_reason(messages: list[Message], status: object, details: object) -> St
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
-        if kind in _CALLER_ITEMS:
-            return "tool_use"
+        if kind in _CALLER_ITEMS or (
+            kind == "tool_search_call" and item.get("execution") == "client"
+        ):
+            return "tool_use"  # a tool search run by the client waits on it too
         if kind == "message" and not refused:
             refused = bool(_part_texts(item, "refusal", "refusal"))
     return "refusal" if refused else "end_turn"
