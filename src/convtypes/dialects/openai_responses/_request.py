@@ -306,7 +306,7 @@ def _replayed_items(
                     notes.append(dropped)
                 continue
             sent = copy_json(item)
-            if kind in _ANSWERED_BY:
+            if kind == "function_call" or kind == "custom_tool_call":  # what a result answers
                 call_id, name = sent.get("call_id"), sent.get("name")
                 if isinstance(call_id, str) and isinstance(name, str):
                     calls[call_id] = name
@@ -342,7 +342,8 @@ def _custom_ids(items: Iterable[object], sent: dict[str, str]) -> list[str]:
         for item in items
         if isinstance(item, dict)
         and item.get("type") == "custom_tool_call"
-        and item.get("call_id") in sent
+        and isinstance(item.get("call_id"), str)
+        and item["call_id"] in sent
     ]
 
 
@@ -356,12 +357,6 @@ def _drop_parsed(item: dict[str, Any]) -> list[int]:
             found.append(position)
     return found
 
-
-# The calls of the items a ToolResultMessage answers, and the item its result goes as.
-_ANSWERED_BY: Final = {
-    "function_call": "function_call_output",
-    "custom_tool_call": "custom_tool_call_output",
-}
 
 _CUT_CALL: Final = (
     "a function call cut off before it completed, which no result answers, is not sent "

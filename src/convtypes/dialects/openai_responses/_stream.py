@@ -111,7 +111,7 @@ def _whole_deltas(item: dict[str, Any], call: int | None) -> list[Delta]:
                 text = part.get("text") if isinstance(part, dict) else None
                 if isinstance(text, str) and text:
                     out.append(ThinkingDelta(text=text))
-    elif kind in _CALL_TEXT and call is not None:
+    elif call is not None and isinstance(kind, str) and kind in _CALL_TEXT:
         arguments = item.get(_CALL_TEXT[kind])
         if isinstance(arguments, str) and arguments:
             out.append(ToolCallDelta(index=call, arguments=arguments))
@@ -283,9 +283,8 @@ class Accumulator(StreamReader):
         if item.arguments is None:
             before = item.item.get(text_key, "")
             if not isinstance(before, str):
-                raise self._fail(
-                    number, event, kind, f"output item {at} has {text_key} that is not text"
-                )
+                said = "arguments that are" if text_key == "arguments" else "an input that is"
+                raise self._fail(number, event, kind, f"output item {at} has {said} not text")
             item.arguments = [before]
         if not isinstance(piece, str):
             raise self._fail(number, event, kind, f"the delta is not text: {short(piece)}")
@@ -321,7 +320,8 @@ class Accumulator(StreamReader):
                 number, event, kind, f"output index {short(at, 40)} is not a new integer index"
             )
         call: int | None = None
-        if item.get("type") in _CALL_TEXT:
+        kind_of = item.get("type")
+        if isinstance(kind_of, str) and kind_of in _CALL_TEXT:
             if not isinstance(item.get("call_id"), str) or not isinstance(item.get("name"), str):
                 what = "function" if item["type"] == "function_call" else "custom tool"
                 raise self._fail(
