@@ -76,6 +76,17 @@ def test_anthropic_stop_sequence_is_kept() -> None:
         assert accumulator.reply() == expected
 
 
+def test_anthropic_container_is_kept_to_name_in_the_next_request() -> None:
+    whole = reply_of([{"type": "text", "text": "Ran it."}])
+    whole["container"] = {"id": "container_011", "expires_at": "2026-12-02T05:00:00Z"}
+    expected = anthropic.read_reply(AnthropicMessage.model_validate(whole))
+    assert expected.details == {"container": whole["container"]}
+    events = anthropic_stream(whole)  # the container comes in message_start
+    for form in (events, sdk_events(events)):
+        accumulator, _ = feed_all(form)
+        assert accumulator.reply() == expected
+
+
 def test_an_ordinary_anthropic_reply_has_no_details() -> None:
     whole = reply_of([{"type": "text", "text": "Hi."}])
     assert anthropic.read_reply(AnthropicMessage.model_validate(whole)).details == {}
