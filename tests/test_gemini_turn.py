@@ -586,6 +586,7 @@ def test_a_blocked_prompt_is_an_empty_reply_that_says_why() -> None:
             raw={"prompt_token_count": 12, "total_token_count": 12},
         ),
         model="gemini-2.5-pro",
+        details={"prompt_feedback": {"block_reason": "PROHIBITED_CONTENT"}},
     )
     for form in every_form(blocked):
         assert gemini.read_reply(form) == expected

@@ -264,8 +264,8 @@ def _kept_transcript() -> list[ct.Message]:
         ct.SystemMessage(content="s"),
         QUESTION,
         *reply.messages,
+        # The custom call (c2) is among the reply's calls, answered as the others.
         *[ct.ToolResultMessage(tool_use_id=call.id, content="ok") for call in reply.tool_calls],
-        ct.ToolResultMessage(tool_use_id="c2", content="ok"),
         ct.AssistantMessage(
             content="More.",
             tool_calls=(ct.ToolCall(id="c9", name="h", arguments={"deep": {"l": [{"x": 1}]}}),),

@@ -331,6 +331,18 @@ def stream_of(
                 {"type": "response.function_call_arguments.delta", **base, "delta": piece}
                 for piece in cut(item["arguments"])
             )
+        elif kind == "custom_tool_call":
+            events.append(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": at,
+                    "item": {**item, "input": ""},
+                }
+            )
+            events.extend(
+                {"type": "response.custom_tool_call_input.delta", **base, "delta": piece}
+                for piece in cut(item["input"])
+            )
         else:
             events.append({"type": "response.output_item.added", "output_index": at, "item": item})
         if done:
@@ -523,38 +535,19 @@ def test_function_calls_stop_for_tool_use_and_stream_as_start_and_pieces() -> No
     ]
 
 
-@pytest.mark.parametrize(
-    ("item", "kind"),
-    [
-        (
-            {
-                "type": "custom_tool_call",
-                "id": "ctc_1",
-                "call_id": "call_c",
-                "name": "grammar",
-                "input": "SELECT 1",
-                "status": "completed",
-            },
-            "custom",
-        ),
-        (
-            {
-                "type": "mcp_approval_request",
-                "id": "mcpr_1",
-                "server_label": "deepwiki",
-                "name": "ask",
-                "arguments": '{"q": "x"}',
-            },
-            "approval",
-        ),
-    ],
-    ids=["custom-tool-call", "mcp-approval-request"],
-)
-def test_a_call_the_caller_must_answer_stops_for_tool_use(item: dict[str, Any], kind: str) -> None:
+def test_an_approval_request_stops_for_tool_use_and_stays_an_item() -> None:
+    item = {
+        "type": "mcp_approval_request",
+        "id": "mcpr_1",
+        "server_label": "deepwiki",
+        "name": "ask",
+        "arguments": '{"q": "x"}',
+    }
     reply, _ = read_every_way(response([item]), stream_of(response([item])))
-    # It has no ToolCall form (its input is not a JSON object): it stays an item.
+    # Its answer is an mcp_approval_response item, not a tool result: it stays an item.
     assert reply.messages[1] == ct.AssistantMessage()
-    assert reply.stop_reason == "tool_use", kind
+    assert reply.tool_calls == []
+    assert reply.stop_reason == "tool_use"
     assert replay(reply.messages) == [item]
 
 

@@ -633,8 +633,9 @@ PROVIDERS = [
         reread=lambda items: anthropic.from_response(reply_of(items)),
         sent=_anthropic_sent,
         validate=lambda body: validate_anthropic(body, beta=True),
-        # Blank text between cited blocks, and what a cut left behind.
-        own=frozenset({"text", "call"}),
+        # Blank text between cited blocks, and what a cut left behind (a call; a turn that
+        # would end in thinking, which the API refuses).
+        own=frozenset({"text", "call", "thinking", "redacted-thinking"}),
     ),
     Provider(
         module=openai_chat,

@@ -120,6 +120,7 @@ def block_reply(
     model: object,
     reply_id: object,
     stops: Mapping[str, StopReason],
+    details: dict[str, Any] | None = None,
 ) -> Reply:
     """The :class:`Reply` of ``messages``, with the provider's stop reason mapped by ``stops``."""
     stop = stops.get(reason, "other") if isinstance(reason, str) else "other"
@@ -133,4 +134,5 @@ def block_reply(
         usage=usage,
         model=model if isinstance(model, str) else None,
         id=reply_id if isinstance(reply_id, str) else None,
+        details={} if details is None else details,
     )

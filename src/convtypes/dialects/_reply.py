@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal, Union
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from .._canonical import json_equal
 from .._conversation import positional_call_id
@@ -136,6 +136,14 @@ class Reply(Struct, frozen=True, kw_only=True):
     is the provider's own value (``None`` if it sent none). ``model`` and
     ``id`` are the model that answered and the provider's id of the reply,
     when it gave them. ``tool_calls`` lists the calls to run, in order.
+
+    ``details`` is what the provider said about the reply beside its
+    messages, which no message has a place for, by the provider's own name
+    for it and as sent: Anthropic's ``stop_details`` (why it refused),
+    Responses' ``incomplete_details`` and the ``audio`` a stream brought,
+    Gemini's ``safety_ratings`` and ``prompt_feedback``. It is empty when
+    the provider said none of it. A stream's final reply holds the same as
+    the reply read whole.
     """
 
     messages: list[Message]
@@ -144,6 +152,7 @@ class Reply(Struct, frozen=True, kw_only=True):
     usage: Usage = Usage()
     model: str | None = None
     id: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Checked when built, as every convtypes value is: each field's type,
@@ -168,6 +177,11 @@ class Reply(Struct, frozen=True, kw_only=True):
                 check_fields(self, (name,))
         if type(self.usage) is not Usage:
             raise WireError(f"expected a Usage, got {type(self.usage).__name__}", "$.usage")
+        if type(self.details) is not dict:
+            raise WireError(f"expected a dict, got {type(self.details).__name__}", "$.details")
+        for key in self.details:
+            if type(key) is not str:
+                raise WireError(f"expected text keys, got {type(key).__name__}", "$.details")
 
     @property
     def tool_calls(self) -> list[PendingCall]:
@@ -190,6 +204,20 @@ class Reply(Struct, frozen=True, kw_only=True):
                     )
         return calls
 
+    def __eq__(self, other: object) -> bool:
+        # ``details`` compares as JSON compares (see convtypes._canonical), as ``Usage.raw``.
+        if type(other) is not Reply:
+            return NotImplemented
+        return (
+            self.messages == other.messages
+            and self.stop_reason == other.stop_reason
+            and self.provider_stop_reason == other.provider_stop_reason
+            and self.usage == other.usage
+            and self.model == other.model
+            and self.id == other.id
+            and json_equal(self.details, other.details)
+        )
+
     def __hash__(self) -> int:
         # ``messages`` is a list: hashed as the messages it holds when asked.
         return hash(
@@ -201,6 +229,7 @@ class Reply(Struct, frozen=True, kw_only=True):
                 self.usage,
                 self.model,
                 self.id,
+                hash_json(self.details),
             )
         )
 

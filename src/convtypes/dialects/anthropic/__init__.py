@@ -48,6 +48,8 @@ and ``cache_write_tokens`` are the last two; ``reasoning_tokens`` is
 ``output_tokens_details.thinking_tokens`` where the API reports it. A stream
 reports usage in ``message_start`` and again, cumulative, in each
 ``message_delta``; later values win, and ``raw`` is the merged object.
+``Reply.details`` keeps ``stop_details`` (a refusal's category and
+explanation), ``stop_sequence`` and ``container`` when the reply gives them.
 
 What changes on the way out:
 
@@ -78,7 +80,10 @@ What changes on the way out:
   messages merge into one turn, the thinking of all of them comes first, in
   order, then their text and calls. A block with neither a signature nor
   redacted data (another provider's, or a summary) is left out: the API
-  refuses it, and a signature cannot be made up.
+  refuses it, and a signature cannot be made up. A turn never ends in
+  thinking, which the API refuses ("The final block in an assistant message
+  cannot be `thinking`"): a reply cut after its thinking sends no turn, and
+  ``left_out`` names it.
 - Empty text, and text of white space only, is left out, in user and
   assistant turns alike (the API refuses such text blocks, and they say
   nothing to the model); a turn left with nothing is dropped.

@@ -34,16 +34,18 @@ from .._errors import (
     short,
     unknown_block,
 )
-from .._left_out import PAST_RESULTS, LeftOut, in_item, waits_for_results
+from .._left_out import PAST_RESULTS, LeftOut, LeftOutKind, in_item, waits_for_results
 from .._newer import newer_notes
 from .._send import transcript_of
 from ._request import (
     _DROPPED,
+    _THOUGHTS,
     _answered_calls,
     _dropped,
     _image,
     _Kept,
     _request,
+    _thoughts,
     _unanswered_uses,
 )
 from ._wire import _MARKER, _NO_MEDIA, _SDK_ONLY, DIALECT, PROTOCOL, _has_text
@@ -74,6 +76,9 @@ def left_out(
     - ``"items"``: provider items of another protocol (one per message
       that holds any), an item of this protocol that is not a JSON object,
       and fields the SDK adds to a block (``parsed_output``).
+      An assistant turn that would end in thinking (a reply cut after its
+      thinking, before any text) is not sent, or its trailing thinking is
+      not; the note names the message that opened the turn.
     - ``"call"``: a kept ``tool_use`` that the message after the items does
       not hold (cut off at the token limit), and a server tool's use whose
       result never came before a user turn.
@@ -99,7 +104,8 @@ def left_out(
     check_unsupported(unsupported)
     transcript = transcript_of(messages, "left_out")
     # Raises what it raises, media and unknown messages aside.
-    first = _request(transcript, True, "note", None, "skip")[1]
+    tails: list[tuple[int, list[dict[str, Any]]]] = []
+    first = _request(transcript, True, "note", None, "skip", tails)[1]
     out: list[LeftOut] = []
     kept: ProviderOutputItemsMessage | None = None
     for index, message in enumerate(transcript):
@@ -141,7 +147,65 @@ def left_out(
                     out.append(LeftOut(index, "position", PAST_RESULTS))
         elif not isinstance(message, ToolResultMessage):
             raise not_a_message(index, message)
+    for opened, cut in tails:
+        out += _tail_left_out(transcript, opened, cut)
+    out.sort(key=lambda note: note.index)  # stable: each message's notes stay in their order
     return out
+
+
+def _tail_left_out(transcript: list[Any], opened: int, cut: list[dict[str, Any]]) -> list[LeftOut]:
+    """Name each thinking block cut off the end of the turn that message ``opened`` began.
+
+    The blocks are found where the turn took them from: a kept item, or a
+    thinking block of an assistant message (one right after ``anthropic``
+    items sends none of its own). They are matched by what identifies
+    them (the signature, or the redacted data), the latest place first,
+    as the turn's tail is its latest blocks.
+    """
+    places: list[tuple[int, str, dict[str, Any]]] = []  # message, where in it, block sent
+    kept = False  # whether the message before was this protocol's items
+    for index in range(opened, len(transcript)):
+        message = transcript[index]
+        if isinstance(message, AssistantMessage):
+            if not kept:
+                for position, thought in enumerate(message.thinking):
+                    for block in _thoughts([thought]):
+                        places.append((index, f"thinking block {position}", block))
+            kept = False
+        elif isinstance(message, ProviderOutputItemsMessage):
+            kept = message.protocol == PROTOCOL
+            if kept:
+                for position, item in enumerate(message.items):
+                    if isinstance(item, dict) and item.get("type") in _THOUGHTS:
+                        places.append((index, in_item(position), item))
+        elif not isinstance(message, UnknownMessage):
+            break  # the turn ends where another role begins
+    out: list[LeftOut] = []
+    for block in cut:  # the last block first
+        for at in range(len(places) - 1, -1, -1):
+            index, where, sent = places[at]
+            if _same_thought(sent, block):
+                what: LeftOutKind = (
+                    "redacted-thinking" if block.get("type") == "redacted_thinking" else "thinking"
+                )
+                out.append(LeftOut(index, what, f"{where}: {_THINKING_LAST}"))
+                del places[at]
+                break
+        else:
+            out.append(LeftOut(opened, "thinking", f"a thinking block: {_THINKING_LAST}"))
+    out.reverse()
+    return out
+
+
+def _same_thought(sent: dict[str, Any], block: dict[str, Any]) -> bool:
+    key = "data" if block.get("type") == "redacted_thinking" else "signature"
+    return sent.get("type") == block.get("type") and sent.get(key) == block.get(key)
+
+
+_THINKING_LAST: Final = (
+    "it would end its assistant turn (a reply cut after its thinking), and the API refuses "
+    "an assistant turn whose final block is thinking"
+)
 
 
 _BLANK: Final = "the API refuses text with nothing but white space in it"

@@ -150,12 +150,33 @@ def read_reply(response: object) -> Reply:
         content = field(data, "content", list, "the response")
         reason = data.get("stop_reason")
         messages = _read(content, cut_off(content, reason, _CUT), "response")
-        return _reply(messages, reason, data.get("usage"), data.get("model"), data.get("id"))
+        details = reply_details(data)
+        return _reply(
+            messages, reason, data.get("usage"), data.get("model"), data.get("id"), details
+        )
     except LEAKS as err:
         raise_response_failure(err)
 
 
 def _reply(
-    messages: list[Message], reason: object, usage: object, model: object, reply_id: object
+    messages: list[Message],
+    reason: object,
+    usage: object,
+    model: object,
+    reply_id: object,
+    details: dict[str, Any],
 ) -> Reply:
-    return block_reply(messages, reason, cached_usage(usage, _USAGE), model, reply_id, _STOPS)
+    usage_read = cached_usage(usage, _USAGE)
+    return block_reply(messages, reason, usage_read, model, reply_id, _STOPS, details)
+
+
+DETAIL_KEYS: Final = ("stop_details", "stop_sequence", "container")
+"""What a Message says about itself beside its content, stop reason and usage: kept in
+``Reply.details`` as sent (the refusal's category and explanation, the stop sequence
+met, the code-execution container to name in the next request)."""
+
+
+def reply_details(holder: dict[str, Any]) -> dict[str, Any]:
+    """The :data:`DETAIL_KEYS` that ``holder`` (a message, or a ``message_delta``'s delta)
+    gives, without a ``null`` one."""
+    return {key: holder[key] for key in DETAIL_KEYS if holder.get(key) is not None}

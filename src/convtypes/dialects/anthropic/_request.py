@@ -350,6 +350,11 @@ def to_request(
 
     The request is the caller's: no dict or list in it is shared with the
     transcript, so changing it in place changes nothing stored.
+
+    An assistant turn does not end in thinking: the API refuses one whose
+    final block is a thinking block (a reply cut after its thinking, before
+    any text). Such trailing thinking is not sent, and a turn of nothing
+    else is left out (``left_out`` names it).
     """
     check_unsupported(unsupported)
     check_unknown(unknown)
@@ -364,9 +369,11 @@ def _request(
     unsupported: Unsupported,
     ttl: str | None,
     unknown: Unknown,
+    tails: list[tuple[int, list[dict[str, Any]]]] | None = None,
 ) -> tuple[dict[str, Any], int]:
     """The request (see :func:`to_request`), and the index of the message that opened
     its first turn: a system message after it goes in place, one before it to ``system``.
+    ``tails`` (when given) gets what :func:`_cut_thought_tails` left out.
     """
     ids = CallIds(transcript, _usable_id, DIALECT)
     system: list[str] = []
@@ -383,6 +390,7 @@ def _request(
     # neither a tool result nor system text: it goes in place, except that it
     # never comes between calls and their results (see waits_for_results).
     held: list[dict[str, Any]] = []
+    opened: dict[int, int] = {}  # an assistant turn's place -> the message that opened it
     for index, message in enumerate(transcript):
         previous, kept = kept, None
         if held and not (
@@ -440,6 +448,7 @@ def _request(
             if thoughts or blocks:
                 if role != "assistant":
                     content = []
+                    opened[len(turns)] = index
                     turns.append({"role": "assistant", "content": content})
                     role = "assistant"
                     thought_end = 0
@@ -483,6 +492,7 @@ def _request(
             if blocks:
                 if role != "assistant":
                     content = []
+                    opened[len(turns)] = index
                     turns.append({"role": "assistant", "content": content})
                     role = "assistant"
                     thought_end = 0
@@ -512,6 +522,7 @@ def _request(
             turns.append({"role": "system", "content": held})
         else:
             content += held
+    _cut_thought_tails(turns, opened, tails)
     if not turns:
         raise DialectError(
             "the transcript has no turn to send (once empty and white-space text is left "
@@ -533,6 +544,45 @@ def _request(
         block = {"type": "text", "text": prompt, "cache_control": _marker(ttl)}
         return {"system": [block], "messages": turns}, first_index
     return {"system": prompt, "messages": turns}, first_index
+
+
+_THOUGHTS: Final = ("thinking", "redacted_thinking")
+
+
+def _cut_thought_tails(
+    turns: list[dict[str, Any]],
+    opened: dict[int, int],
+    tails: list[tuple[int, list[dict[str, Any]]]] | None,
+) -> None:
+    """Take the thinking off the end of each assistant turn, and the turns left empty.
+
+    The Messages API refuses an assistant turn whose final block is
+    thinking ("The final block in an assistant message cannot be
+    `thinking`"), which is what a reply cut after its thinking gives. A
+    turn left empty goes, and the user turns around it become one, as the
+    API would read them. ``tails`` gets, for each turn cut, the message that
+    opened it and the blocks that went.
+    """
+    place = 0
+    while place < len(turns):
+        turn = turns[place]
+        content = turn["content"]
+        if turn["role"] != "assistant" or not content or content[-1].get("type") not in _THOUGHTS:
+            place += 1
+            continue
+        cut: list[dict[str, Any]] = []
+        while content and content[-1].get("type") in _THOUGHTS:
+            cut.append(content.pop())
+        if tails is not None:
+            tails.append((opened.get(place, -1), cut))
+        if content:
+            place += 1
+            continue
+        del turns[place]
+        opened = {(at - 1 if at > place else at): index for at, index in opened.items()}
+        if 0 < place < len(turns) and turns[place - 1]["role"] == turns[place]["role"] == "user":
+            turns[place - 1]["content"].extend(turns.pop(place)["content"])
+            opened = {(at - 1 if at > place else at): index for at, index in opened.items()}
 
 
 def _text_piece(block: dict[str, Any]) -> str | None:

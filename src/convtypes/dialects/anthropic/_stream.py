@@ -14,7 +14,7 @@ from .._json import arguments_json, parse_arguments, plain
 from .._objects import PLAIN, dumps_as_declared, fields, flat, given
 from .._partial_json import read_partial_object
 from .._reply import Delta, Reply, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
-from ._reply import _read, _reply
+from ._reply import DETAIL_KEYS, _read, _reply, reply_details
 from ._wire import _CUT
 
 # Events whose helper form carries the whole block or message snapshot:
@@ -66,7 +66,15 @@ _BLOCK_START_EVENT: Final = frozenset({"type", "index", "content_block"})
 _START_MESSAGE: Final = frozenset({"id", "model", "usage", "content"})
 _DELTA_MESSAGE_EVENT: Final = frozenset({"type", "delta", "usage"})
 _STOP_REASON: Final = frozenset({"stop_reason"})
+_DETAILS: Final = frozenset(DETAIL_KEYS)
 _TEXT_OR_NONE: Final = frozenset({str, type(None)})
+
+
+def _says_more(holder: object) -> bool:
+    """Whether an SDK object was given a detail of :data:`DETAIL_KEYS` (or can't tell): its dump
+    is then read, which keeps them."""
+    found = given(holder, _DETAILS)
+    return found is None or any(value is not None for value in found.values())
 
 
 def _object_usage(holder: object, read: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
@@ -187,6 +195,7 @@ class Accumulator(BlockStream):
         self._blocks: dict[int, _Block] = {}
         self._usage: dict[str, Any] | None = None
         self._id: object = None
+        self._details: dict[str, Any] = {}  # what the message says of itself (DETAIL_KEYS)
 
     def _take(self, number: int, event: object) -> list[Delta]:
         made = type(event)
@@ -281,6 +290,7 @@ class Accumulator(BlockStream):
             return []
         self._id = message.get("id")
         self._model = message.get("model")
+        self._details.update(reply_details(message))
         usage = message.get("usage")
         if isinstance(usage, dict):
             self._usage = dict(usage)
@@ -311,6 +321,7 @@ class Accumulator(BlockStream):
                         number, event, kind, f"the stop_reason is not text: {short(reason)}"
                     )
                 self._reason = reason
+            self._details.update(reply_details(delta))
         usage = data.get("usage")
         if usage is not None:
             if not isinstance(usage, dict):
@@ -478,7 +489,7 @@ class Accumulator(BlockStream):
                 return False
             message = outer.get("message")
             inner = None if message is None else given(message, _START_MESSAGE)
-            if inner is None:
+            if inner is None or _says_more(message):
                 return False
             content = inner.get("content", [])
             reply_id, model = inner.get("id"), inner.get("model")
@@ -504,7 +515,7 @@ class Accumulator(BlockStream):
         reason = None
         if delta is not None:
             inner = given(delta, _STOP_REASON)
-            if inner is None:
+            if inner is None or _says_more(delta):
                 return False
             reason = inner.get("stop_reason")
             if type(reason) not in _TEXT_OR_NONE:
@@ -619,4 +630,6 @@ class Accumulator(BlockStream):
         return _read(blocks, incomplete, "stream")
 
     def _reply(self, messages: list[Message]) -> Reply:
-        return _reply(messages, self._reason, self._usage, self._model, self._id)
+        return _reply(
+            messages, self._reason, self._usage, self._model, self._id, dict(self._details)
+        )

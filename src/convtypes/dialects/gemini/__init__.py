@@ -64,7 +64,11 @@ What a reply says beyond its parts (:func:`read_reply`):
 
 Only the first candidate (``index`` 0) is read: the others are alternatives
 to it. Candidate metadata (grounding, citations, safety ratings, log
-probabilities) is not part of the turn, and a request has no field for it.
+probabilities) is not part of the turn, and a request has no field for it;
+``Reply.details`` keeps the candidate's ``safety_ratings``,
+``finish_message``, ``citation_metadata``, ``grounding_metadata`` and
+``url_context_metadata``, and the response's ``prompt_feedback``, in
+snake_case (from a stream, the latest chunk's value of each).
 A function call streamed in pieces (``partial_args``, from the Vertex
 option ``stream_function_call_arguments``) is refused.
 

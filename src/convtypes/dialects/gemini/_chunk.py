@@ -35,6 +35,17 @@ _FILTERED: Final = frozenset(
 )
 
 
+DETAIL_KEYS: Final = (
+    ("safety_ratings", "safetyRatings"),
+    ("finish_message", "finishMessage"),
+    ("citation_metadata", "citationMetadata"),
+    ("grounding_metadata", "groundingMetadata"),
+    ("url_context_metadata", "urlContextMetadata"),
+)
+"""What a candidate says of itself beside its parts and finish reason (snake_case, REST's
+camelCase): kept, with the response's ``prompt_feedback``, in ``Reply.details``."""
+
+
 def _snake(name: str) -> str:
     """``name`` in snake_case: a field name of the REST JSON as the SDK's dump spells it."""
     if type(name) is str:
@@ -101,6 +112,7 @@ class _Chunk:
     __slots__ = (
         "block",
         "candidate",
+        "details",
         "feedback",
         "id",
         "model",
@@ -146,6 +158,12 @@ class _Chunk:
             if reason is not None and not isinstance(reason, str):
                 raise ResponseError(f"{what}: the finish reason is not text: {short(reason)}")
             self.reason = reason
+        # What the reply says of itself, kept for ``Reply.details`` in snake_case.
+        self.details: dict[str, Any] = {}
+        for snake, camel in DETAIL_KEYS:
+            said = _either(candidate, snake, camel) if candidate is not None else None
+            if said is not None:
+                self.details[snake] = _snake_keys(said)
         self.usage = _either(data, "usage_metadata", "usageMetadata")
         model = _either(data, "model_version", "modelVersion")
         reply_id = _either(data, "response_id", "responseId")
@@ -153,6 +171,8 @@ class _Chunk:
         self.id = reply_id if isinstance(reply_id, str) else None
         feedback = _either(data, "prompt_feedback", "promptFeedback")
         self.feedback = feedback is not None
+        if feedback is not None:
+            self.details["prompt_feedback"] = _snake_keys(feedback)
         block = (
             _either(feedback, "block_reason", "blockReason") if isinstance(feedback, dict) else None
         )
@@ -264,6 +284,8 @@ def _object_chunk(value: object) -> _Chunk | None:
     parts: list[dict[str, Any]] | None = None
     reason: str | None = None
     if candidate is not None:
+        if any(candidate.get(snake) is not None for snake, _ in DETAIL_KEYS):
+            return None  # read from the dump, which keeps them
         finish = candidate.get("finish_reason")
         if finish is not None:
             told = _text(finish)
@@ -297,6 +319,7 @@ def _object_chunk(value: object) -> _Chunk | None:
     chunk.feedback = False
     chunk.block = None
     chunk.plain = True
+    chunk.details = {}
     return chunk
 
 
@@ -357,6 +380,7 @@ def _dict_chunk(data: dict[str, Any]) -> _Chunk | None:
     chunk.feedback = False
     chunk.block = None
     chunk.plain = True
+    chunk.details = {}
     return chunk
 
 

@@ -138,6 +138,7 @@ def _reply(
     usage: Usage,
     model: str | None,
     reply_id: str | None,
+    details: dict[str, Any],
 ) -> Reply:
     return Reply(
         messages=messages,
@@ -146,6 +147,7 @@ def _reply(
         usage=usage,
         model=model,
         id=reply_id,
+        details=details,
     )
 
 
@@ -179,6 +181,7 @@ def read_reply(response: object) -> Reply:
             _usage(chunk.usage, "the response"),
             chunk.model,
             chunk.id,
+            chunk.details,
         )
     except LEAKS as err:
         raise_response_failure(err)

@@ -46,6 +46,7 @@ class Accumulator(StreamReader):
         self._usage: tuple[int, object] | None = None
         self._model: str | None = None
         self._id: str | None = None
+        self._details: dict[str, Any] = {}  # the latest of each, as a chunk gives them
 
     def _take(self, number: int, event: object) -> list[Delta]:
         if self._finished:
@@ -61,6 +62,8 @@ class Accumulator(StreamReader):
                 raise StreamError(str(err), number, event) from None
         if chunk.usage is not None:
             self._usage = (number, chunk.usage)
+        if chunk.details:
+            self._details.update(chunk.details)
         if self._model is None:
             self._model = chunk.model
         if self._id is None:
@@ -169,5 +172,12 @@ class Accumulator(StreamReader):
             except ResponseError as err:
                 raise StreamError(str(err), number, None) from None
         return _reply(
-            messages, self._reason, self._block, self._blocked, usage, self._model, self._id
+            messages,
+            self._reason,
+            self._block,
+            self._blocked,
+            usage,
+            self._model,
+            self._id,
+            dict(self._details),
         )

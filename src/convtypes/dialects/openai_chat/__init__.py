@@ -7,7 +7,9 @@ fields; ``from_response``, ``read_reply`` and
 stream, into messages (from the first choice).
 
 What a reply becomes: one ``AssistantMessage`` with the text (or the
-refusal's words, when the model refused), the function calls, and the
+refusal's words, when the model refused), the function calls, the custom
+tool calls (free text, as ``arguments={"input": <the text>}``, answered by a
+``tool`` message like any call), and the
 reasoning that OpenAI-compatible servers (vLLM, llama.cpp, DeepSeek, Groq)
 send as ``reasoning_content`` or ``reasoning``, as an unsigned
 ``ThinkingBlock``. When the message holds more than that turn can say, so

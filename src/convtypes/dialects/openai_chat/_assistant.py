@@ -46,16 +46,22 @@ def _runnable(call: dict[str, Any]) -> bool:
     return whole_arguments(function.get("arguments") if isinstance(function, dict) else None)
 
 
+def _is_call(call: dict[str, Any]) -> bool:
+    """Whether a kept call is of a kind a reader makes a ``ToolCall`` of: function or custom."""
+    return is_function(call) or call.get("type") == "custom"
+
+
 def _read(call: dict[str, Any]) -> bool:
-    """Whether a reader made a ``ToolCall`` of a kept call: a function call, not cut off."""
-    return is_function(call) and _runnable(call)
+    """Whether a reader made a ``ToolCall`` of a kept call: a function or custom call, not cut
+    off."""
+    return _is_call(call) and _runnable(call)
 
 
 _KINDS: Final = ("function", "custom")
 """Where a kept call's name is: a function's, or a custom tool's."""
 
 _REPLAY: Final = Replay(
-    any_id, _runnable, counted=is_function, needs_id=is_function, id_first=True, kinds=_KINDS
+    any_id, _runnable, counted=_is_call, needs_id=_is_call, id_first=True, kinds=_KINDS
 )
 """A kept call goes back with the id it came with, unless an earlier call has it."""
 

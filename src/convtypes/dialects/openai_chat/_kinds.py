@@ -19,7 +19,7 @@ __all__ = ["KINDS"]
 KINDS: Final[dict[str, Table]] = {
     "block": {
         "function": "ToolCall",
-        "custom": KEPT,
+        "custom": "ToolCall (arguments {'input': the text}), kept as it came",
         "url_citation": KEPT,
     },
     "event": {},

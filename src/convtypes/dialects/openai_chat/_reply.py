@@ -36,7 +36,7 @@ from .._reply import (
     token_count,
 )
 from ._assistant import _flat, _said
-from ._wire import _REASONING_KEYS, PROTOCOL
+from ._wire import _REASONING_KEYS, CUSTOM_INPUT, PROTOCOL
 
 # Fields the openai SDK adds to what the API sent (``.parse()`` and the
 # stream helpers); they are not part of the wire and the API refuses them.
@@ -79,10 +79,22 @@ def _stream_index(key: str, value: Any) -> bool:
 
 
 def _read_call(raw: object, where: str) -> ToolCall | None:
-    """The call, or ``None`` for one convtypes cannot hold as a call (custom tools)."""
+    """The call, or ``None`` for a kind of call this version does not know.
+
+    A custom tool's call carries free text, not a JSON object: it becomes a
+    ``ToolCall`` whose ``arguments`` are ``{"input": <the text>}`` (see
+    :data:`CUSTOM_INPUT`), so that a program sees it, and answers it, as
+    any other call. The message as sent is kept for the exact replay.
+    """
     if not isinstance(raw, dict):
         raise ResponseError(f"{where}: expected an object, got {short(raw)}")
     kind = raw.get("type", "function")
+    if kind == "custom":
+        custom = field(raw, "custom", dict, where)
+        text = field(custom, "input", str, f"{where}.custom")
+        call_id = field(raw, "id", str, where, None)
+        name = field(custom, "name", str, f"{where}.custom")
+        return tool_call(call_id, name, {CUSTOM_INPUT: text}, where)
     if kind != "function":
         return None
     function = field(raw, "function", dict, where)

@@ -43,6 +43,11 @@ _CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason"})
 
 _FUNCTION_OR_NONE: Final = (None, "function")
 
+# The calls a reader makes a ``ToolCall`` of, by type, and the field whose
+# pieces ``ToolCallDelta`` gives: a function's argument text, a custom
+# tool's free input.
+_TEXT_KEYS: Final = {"function": "arguments", "custom": "input"}
+
 
 # The openai SDK's ``chat.completions.stream()`` wraps each chunk in a
 # ``chunk`` event and adds events that repeat what the chunks said.
@@ -81,14 +86,14 @@ class _Call:
         self.started = started
 
     def grow(self, inner: dict[str, Any]) -> str:
-        """Take a delta's object; returns the new piece of argument text."""
+        """Take a delta's object; returns the new piece of its arguments (or custom input) text."""
         added = ""
         for key, value in inner.items():
             if value is None:
                 continue
             if key != "name" and isinstance(value, str):
                 self.pieces.setdefault(key, []).append(value)
-                if key == "arguments":
+                if key == _TEXT_KEYS.get(self.kind):
                     added = value
             else:
                 self.inner[key] = value
@@ -318,7 +323,7 @@ class Accumulator(ChoicesStream):
                 # A new function call, as ``_call`` begins one; the chunk's
                 # number is the one ``feed`` is taking.
                 at, call_id, name, piece = value
-                position = sum(1 for other in self._calls.values() if other.kind == "function")
+                position = sum(1 for other in self._calls.values() if other.kind in _TEXT_KEYS)
                 begun = self._calls[at] = _Call(call_id, "function", position, self._count - 1)
                 begun.inner["name"] = name
                 deltas.append(ToolCallStart(position, call_id, name))
@@ -505,9 +510,9 @@ class Accumulator(ChoicesStream):
             # Some compatible servers send a call without an id: it has none.
             if not isinstance(name, str):
                 raise fail(f"tool call {at} starts without a name")
-            position = sum(1 for other in self._calls.values() if other.kind == "function")
+            position = sum(1 for other in self._calls.values() if other.kind in _TEXT_KEYS)
             known = self._calls[at] = _Call(call_id, kind, position, number)
-            if kind == "function":
+            if kind in _TEXT_KEYS:
                 deltas.append(ToolCallStart(position, call_id, name))
         elif call_id is not None and known.call_id is None:
             known.call_id = call_id  # the id came after the name
@@ -516,7 +521,7 @@ class Accumulator(ChoicesStream):
         elif kind != known.kind:
             raise fail(f"tool call {at} changes its type")
         piece = known.grow(inner)
-        if piece and kind == "function":
+        if piece:
             deltas.append(ToolCallDelta(known.position, piece))
 
     def _message(self, final: bool) -> dict[str, Any]:

@@ -29,3 +29,6 @@ _REASONING_KEYS: Final = ("reasoning_content", "reasoning")
 # What an assistant message in a request may carry, of what a response's
 # message holds; ``annotations`` has no input field.
 _INPUT_KEYS: Final = ("role", "content", "refusal", "tool_calls", "function_call", "name")
+
+CUSTOM_INPUT: Final = "input"
+"""The one key of the ``arguments`` of a custom tool's call, which holds its free text."""

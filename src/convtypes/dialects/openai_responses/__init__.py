@@ -8,7 +8,10 @@ not send; ``tools_to_request`` the ``tools`` and ``tool_choice`` fields;
 the SDK's ``responses.stream()`` helper events), into two messages: a
 ``ProviderOutputItemsMessage`` holding every output item as the API sent it,
 then the ``AssistantMessage`` read from those items (its text, its function
-calls, its reasoning summaries and reasoning text as unsigned thinking).
+and custom tool calls, its reasoning summaries and reasoning text as unsigned
+thinking). A custom tool's call carries free text: its ``ToolCall`` has
+``arguments={"input": <the text>}``, and a result answering it goes back as
+``custom_tool_call_output``.
 
 The items are the provider's state (ids, encrypted reasoning, server tool
 calls, annotations): they go back verbatim and in place. The assistant
@@ -33,12 +36,18 @@ Reading:
   the token limit with arguments that are not whole JSON) is no
   ``ToolCall``: it stays in the items only, and goes back with them.
 - A ``failed`` response raises ``ResponseError`` with the provider's error.
+- ``Reply.details`` holds the ``incomplete_details`` of an incomplete
+  response and, from a stream, the output ``audio`` its
+  ``response.audio.delta`` and ``response.audio.transcript.delta`` events
+  brought (``{"data": <base64>, "transcript": <text>}``), which no item
+  holds and no request sends back.
 
 The facts of a reply (``read_reply``, ``Accumulator.reply``):
 
 - ``stop_reason``: status ``completed`` is ``"tool_use"`` when the reply
   holds a call the caller must answer (a function call, or a custom, computer,
-  shell, local shell or apply-patch call, or an MCP approval request),
+  shell, local shell or apply-patch call, an MCP approval request, or a tool
+  search the client runs),
   ``"refusal"`` when a message holds a refusal part, else ``"end_turn"``.
   ``incomplete`` is ``"max_tokens"`` for ``max_output_tokens``,
   ``"content_filter"`` for ``content_filter``, ``"other"`` for any other

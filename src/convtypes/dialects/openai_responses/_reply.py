@@ -15,7 +15,7 @@ from .._errors import LEAKS, ResponseError, raise_response_failure, reported_err
 from .._json import built, field, parse_arguments, plain, tool_call
 from .._reply import Reply, StopReason, Usage, token_count
 from ._request import _part_texts, _sent, _without_nulls
-from ._wire import PROTOCOL
+from ._wire import CUSTOM_INPUT, PROTOCOL
 
 # Output items that wait on the caller: the reply stops for the caller to
 # run them (or, for an MCP approval request, to answer it).
@@ -75,6 +75,10 @@ def _read(
             call = _read_call(item, where, cut, still_open)
             if call is not None:
                 calls.append(call)
+        elif kind == "custom_tool_call":
+            call = _read_custom(item, where, still_open)
+            if call is not None:
+                calls.append(call)
         elif kind == "reasoning":
             for key in ("summary", "content"):
                 for position, part in enumerate(field(item, key, list, where, None) or ()):
@@ -114,6 +118,19 @@ def _read_call(item: dict[str, Any], where: str, cut: bool, still_open: bool) ->
     return tool_call(call_id, name, arguments, where)
 
 
+def _read_custom(item: dict[str, Any], where: str, still_open: bool) -> ToolCall | None:
+    """The ``ToolCall`` of a custom tool's call: its free text as ``{"input": <text>}``.
+
+    ``None`` while it is still arriving (its input may not be whole yet).
+    """
+    text = field(item, "input", str, where)
+    call_id = field(item, "call_id", str, where)
+    name = field(item, "name", str, where)
+    if still_open or item.get("status") in ("in_progress", "incomplete"):
+        return None
+    return tool_call(call_id, name, {CUSTOM_INPUT: text}, where)
+
+
 def _stop_reason(messages: list[Message], status: object, details: object) -> StopReason:
     """The reply's stop reason by meaning (see the module's docstring)."""
     if status == "incomplete":
@@ -130,8 +147,10 @@ def _stop_reason(messages: list[Message], status: object, details: object) -> St
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
-        if kind in _CALLER_ITEMS:
-            return "tool_use"
+        if kind in _CALLER_ITEMS or (
+            kind == "tool_search_call" and item.get("execution") == "client"
+        ):
+            return "tool_use"  # a tool search run by the client waits on it too
         if kind == "message" and not refused:
             refused = bool(_part_texts(item, "refusal", "refusal"))
     return "refusal" if refused else "end_turn"
@@ -157,10 +176,20 @@ def _usage(raw: object) -> Usage:
     )
 
 
-def _reply(messages: list[Message], response: dict[str, Any], status: object) -> Reply:
+def _reply(
+    messages: list[Message],
+    response: dict[str, Any],
+    status: object,
+    audio: dict[str, str] | None = None,
+) -> Reply:
     details = response.get("incomplete_details")
     model = response.get("model")
     reply_id = response.get("id")
+    said: dict[str, Any] = {}
+    if details is not None:
+        said["incomplete_details"] = details
+    if audio:
+        said["audio"] = audio
     return Reply(
         messages=messages,
         stop_reason=_stop_reason(messages, status, details),
@@ -168,6 +197,7 @@ def _reply(messages: list[Message], response: dict[str, Any], status: object) ->
         usage=_usage(response.get("usage")),
         model=model if isinstance(model, str) else None,
         id=reply_id if isinstance(reply_id, str) else None,
+        details=said,
     )
 
 

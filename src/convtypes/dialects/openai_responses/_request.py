@@ -264,7 +264,7 @@ def _replayed_items(
     index: int, transcript: list[Any], store: bool, notes: list[LeftOut] | None
 ) -> tuple[list[Any], dict[str, str]]:
     """The items of message ``index`` to send back, owned by the request, and
-    the function calls among them (``call_id`` to name).
+    the function and custom tool calls among them (``call_id`` to name).
 
     Left out: a function call that never completed and that no result
     answers (no backend ran it, and the API refuses a call without its
@@ -306,7 +306,7 @@ def _replayed_items(
                     notes.append(dropped)
                 continue
             sent = copy_json(item)
-            if kind == "function_call":
+            if kind == "function_call" or kind == "custom_tool_call":  # what a result answers
                 call_id, name = sent.get("call_id"), sent.get("name")
                 if isinstance(call_id, str) and isinstance(name, str):
                     calls[call_id] = name
@@ -333,6 +333,18 @@ def _replayed_items(
     if waiting is not None and notes is not None:
         notes.append(LeftOut(index, "thinking", f"{in_item(waiting_at)}: {_LONE_REASONING}"))
     return out, calls
+
+
+def _custom_ids(items: Iterable[object], sent: dict[str, str]) -> list[str]:
+    """The ids of the custom tool calls among ``items`` that went out (in ``sent``)."""
+    return [
+        item["call_id"]
+        for item in items
+        if isinstance(item, dict)
+        and item.get("type") == "custom_tool_call"
+        and isinstance(item.get("call_id"), str)
+        and item["call_id"] in sent
+    ]
 
 
 def _drop_parsed(item: dict[str, Any]) -> list[int]:
@@ -438,6 +450,7 @@ def _input(
     transcript = transcript_of(messages, "to_request" if notes is None else "left_out")
     ids = CallIds(transcript, _usable_id, DIALECT)
     out: list[dict[str, Any]] = []
+    custom: set[str] = set()  # the ids the custom tool calls of the items go out with
     carried_text: str | None = None
     carried_calls: dict[str, str] = {}
     carried_thinking: list[ThinkingBlock] | None = None
@@ -445,10 +458,13 @@ def _input(
         if notes is not None:
             notes += newer_notes(index, message)
         if isinstance(message, ToolResultMessage):
+            call_id = ids.result(index, message).out_id
             out.append(
                 {
-                    "type": "function_call_output",
-                    "call_id": ids.result(index, message).out_id,
+                    "type": "custom_tool_call_output"
+                    if call_id in custom
+                    else "function_call_output",
+                    "call_id": call_id,
                     "output": tool_result_text(message, fence_external),
                 }
             )
@@ -477,6 +493,7 @@ def _input(
                 carried_text = _carried(message.items)
                 for call_id, name in carried_calls.items():
                     ids.carried(index, call_id, call_id, name)
+                custom.update(_custom_ids(message.items, carried_calls))
                 if notes is not None:
                     carried_thinking = _carried_thinking(message.items)
                 continue  # keep what they carry for the next message

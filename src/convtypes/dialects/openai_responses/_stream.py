@@ -25,7 +25,16 @@ _PART_ADDED: Final = {
     "response.content_part.added": ("content", "content_index"),
     "response.reasoning_summary_part.added": ("summary", "summary_index"),
 }
-_ARGUMENTS_DELTA: Final = "response.function_call_arguments.delta"
+# The argument events of a call, and the field of the call item each grows.
+_ARGUMENTS_DELTAS: Final = {
+    "response.function_call_arguments.delta": "arguments",
+    "response.custom_tool_call_input.delta": "input",
+}
+# The items that are calls a program answers, and their text field.
+_CALL_TEXT: Final = {"function_call": "arguments", "custom_tool_call": "input"}
+# Output audio (from an audio model) comes only in these events, no item: its pieces
+# are kept, joined, in ``Reply.details["audio"]``.
+_AUDIO: Final = {"response.audio.delta": "data", "response.audio.transcript.delta": "transcript"}
 _ADDED: Final = "response.output_item.added"
 _DONE: Final = "response.output_item.done"
 _ENDS: Final = frozenset({"response.completed", "response.incomplete"})
@@ -49,7 +58,7 @@ class _Item:
 
     def __init__(self, item: dict[str, Any], call: int | None) -> None:
         self.item = item
-        self.call = call  # the index of its ToolCallStart, for a function call
+        self.call = call  # the index of its ToolCallStart, for a function or custom call
         self.done = False
         self.streamed = False  # whether any delta came for it
         self.arguments: list[str] | None = None
@@ -61,7 +70,7 @@ class _Item:
             return self.item
         item = dict(self.item)
         if self.arguments is not None:
-            item["arguments"] = "".join(self.arguments)
+            item[_CALL_TEXT[item["type"]]] = "".join(self.arguments)
         for (key, position, text_key), pieces in self.texts.items():
             if item[key] is self.item[key]:
                 item[key] = list(item[key])
@@ -102,8 +111,8 @@ def _whole_deltas(item: dict[str, Any], call: int | None) -> list[Delta]:
                 text = part.get("text") if isinstance(part, dict) else None
                 if isinstance(text, str) and text:
                     out.append(ThinkingDelta(text=text))
-    elif kind == "function_call" and call is not None:
-        arguments = item.get("arguments")
+    elif call is not None and isinstance(kind, str) and kind in _CALL_TEXT:
+        arguments = item.get(_CALL_TEXT[kind])
         if isinstance(arguments, str) and arguments:
             out.append(ToolCallDelta(index=call, arguments=arguments))
     return out
@@ -140,6 +149,7 @@ class Accumulator(StreamReader):
         self._response: dict[str, Any] = {}
         self._status: object = None
         self._facts: dict[str, str] = {}
+        self._audio: dict[str, list[str]] = {}  # the audio's base64 data and transcript, in pieces
 
     def _fail(self, number: int, event: object, kind: object, reason: str) -> StreamError:
         return StreamError(f"event {number} ({label(kind)}): {reason}", number, event)
@@ -163,10 +173,16 @@ class Accumulator(StreamReader):
         text_delta = _TEXT_DELTAS.get(kind)
         if text_delta is not None:
             return self._text(number, event, kind, data, text_delta)
-        if kind == _ARGUMENTS_DELTA:
+        if kind in _ARGUMENTS_DELTAS:
             return self._arguments(number, event, kind, data)
         if kind in _PART_ADDED:
             self._part(number, event, kind, _whole(event, data))
+            return []
+        if kind in _AUDIO:
+            piece = getattr(event, "delta", None) if data is None else data.get("delta")
+            if not isinstance(piece, str):
+                raise self._fail(number, event, kind, f"the delta is not text: {short(piece)}")
+            self._audio.setdefault(_AUDIO[kind], []).append(piece)
             return []
         if kind == _ADDED:
             return self._added(number, event, kind, _whole(event, data))
@@ -260,14 +276,15 @@ class Accumulator(StreamReader):
         else:
             at, piece = getattr(event, "output_index", None), getattr(event, "delta", None)
         item = self._open(number, event, kind, at)
-        if item.call is None:
-            raise self._fail(number, event, kind, f"output item {at} is not a function call")
+        text_key = _ARGUMENTS_DELTAS[kind]
+        if item.call is None or _CALL_TEXT[item.item["type"]] != text_key:
+            what = "function call" if text_key == "arguments" else "custom tool call"
+            raise self._fail(number, event, kind, f"output item {at} is not a {what}")
         if item.arguments is None:
-            before = item.item.get("arguments", "")
+            before = item.item.get(text_key, "")
             if not isinstance(before, str):
-                raise self._fail(
-                    number, event, kind, f"output item {at} has arguments that are not text"
-                )
+                said = "arguments that are" if text_key == "arguments" else "an input that is"
+                raise self._fail(number, event, kind, f"output item {at} has {said} not text")
             item.arguments = [before]
         if not isinstance(piece, str):
             raise self._fail(number, event, kind, f"the delta is not text: {short(piece)}")
@@ -296,19 +313,22 @@ class Accumulator(StreamReader):
     def _new(
         self, number: int, event: object, kind: str, at: object, item: dict[str, Any]
     ) -> _Item:
-        """A new output item at index ``at``, its call numbered if it is a function call."""
+        """A new output item at index ``at``, its call numbered if it is a function or custom
+        call."""
         if type(at) is not int or at in self._items:
             raise self._fail(
                 number, event, kind, f"output index {short(at, 40)} is not a new integer index"
             )
         call: int | None = None
-        if item.get("type") == "function_call":
+        kind_of = item.get("type")
+        if isinstance(kind_of, str) and kind_of in _CALL_TEXT:
             if not isinstance(item.get("call_id"), str) or not isinstance(item.get("name"), str):
+                what = "function" if item["type"] == "function_call" else "custom tool"
                 raise self._fail(
                     number,
                     event,
                     kind,
-                    f"output item {at}: a function call without call_id and name",
+                    f"output item {at}: a {what} call without call_id and name",
                 )
             call = self._calls
             self._calls += 1
@@ -324,7 +344,7 @@ class Accumulator(StreamReader):
         if item.call is None:
             return []
         start: list[Delta] = [ToolCallStart(index=item.call, id=raw["call_id"], name=raw["name"])]
-        arguments = raw.get("arguments")
+        arguments = raw.get(_CALL_TEXT[raw["type"]])
         if isinstance(arguments, str) and arguments:
             start.append(ToolCallDelta(index=item.call, arguments=arguments))
             item.streamed = True
@@ -358,9 +378,11 @@ class Accumulator(StreamReader):
             )
         if item.call is not None:
             streamed = "".join(item.arguments or ())
-            if streamed and streamed != final.get("arguments"):
+            text_key = _CALL_TEXT[final["type"]]
+            if streamed and streamed != final.get(text_key):
+                said = "arguments differ" if text_key == "arguments" else "input differs"
                 raise self._fail(
-                    number, event, kind, "the done item's arguments differ from the streamed deltas"
+                    number, event, kind, f"the done item's {said} from the streamed deltas"
                 )
             self._check_arguments(number, event, kind, final)
         elif final.get("type") == "message":
@@ -428,4 +450,5 @@ class Accumulator(StreamReader):
         for key, value in self._facts.items():
             if not isinstance(response.get(key), str):
                 response[key] = value
-        return _reply(messages, response, self._status)
+        audio = {key: "".join(pieces) for key, pieces in self._audio.items()}
+        return _reply(messages, response, self._status, audio)
