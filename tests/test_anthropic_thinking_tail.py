@@ -110,7 +110,7 @@ def test_each_cut_block_is_named_where_it_is_kept() -> None:
         ),
     )
     after = ct.AssistantMessage(content="0", thinking=(ct.ThinkingBlock(text="", signature="sig"),))
-    transcript = [QUESTION, items, after]
+    transcript: list[ct.Message] = [QUESTION, items, after]
     notes = anthropic.left_out(transcript)
     assert [(n.index, n.what, n.why.split(":")[0]) for n in notes] == [(1, "thinking", "item 1")]
     trimmed = ct.ProviderOutputItemsMessage(protocol="anthropic", items=items.items[:1])
