@@ -13,9 +13,10 @@ have refused, and nothing more: a dialect that drops what it cannot replay
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, Literal
 
+import msgspec
 from msgspec import Struct
 
 from ._messages import (
@@ -31,20 +32,32 @@ from ._messages import (
 )
 from ._unknown import UnknownMessage
 
-__all__ = ["Problem", "check_conversation", "positional_call_id"]
+__all__ = ["Problem", "Severity", "check_conversation", "positional_call_id"]
+
+Severity = Literal["error", "warning"]
+"""How much a :class:`Problem` matters to a replay.
+
+``"error"``: some dialect's ``to_request`` refuses the transcript, or the
+provider refuses the request. ``"warning"``: every dialect sends it, but not
+as it stands (a copy left out, a system prompt moved), and a person may want
+to know.
+"""
 
 
 class Problem(Struct, frozen=True, gc=False):
     """One thing wrong with a conversation.
 
     ``index`` is the position of the message it concerns (``-1`` for the
-    conversation as a whole), ``code`` a stable identifier to match on, and
-    ``text`` a sentence for people.
+    conversation as a whole), ``code`` a stable identifier to match on,
+    ``text`` a sentence for people, and ``severity`` whether a replay is
+    refused (``"error"``, the default) or only changed (``"warning"``): a
+    transcript with no error goes through every dialect's ``to_request``.
     """
 
     index: int
     code: str
     text: str
+    severity: Severity = "error"
 
 
 def positional_call_id(position: int) -> str:
@@ -79,6 +92,203 @@ def _is_signed(block: ThinkingBlock) -> bool:
     is not empty. An empty signature (``""``) signs nothing.
     """
     return block.redacted_data is not None or bool(block.signature)
+
+
+# Where an item names itself, whatever its protocol: a provider's own id for
+# it or for the call it holds, or the signature of its thinking.
+_ID_KEYS: Final = ("id", "call_id", "tool_use_id", "signature", "thought_signature")
+_INNER_IDS: Final = (("toolUse", "toolUseId"), ("function_call", "id"), ("functionCall", "id"))
+
+
+def _item_ids(items: Iterable[object]) -> tuple[str, ...]:
+    """The ids the items carry, in order: what makes two copies of them one reply.
+
+    Items without any (a Gemini text part, say) name nothing, and two equal
+    ones may be two replies that happened to say the same.
+    """
+    found: list[str] = []
+    for item in items:
+        if type(item) is not dict:
+            continue
+        for key in _ID_KEYS:
+            value = item.get(key)
+            if type(value) is str:
+                found.append(value)
+        for outer, key in _INNER_IDS:
+            inner = item.get(outer)
+            if type(inner) is dict and type(inner.get(key)) is str:
+                found.append(inner[key])
+        calls = item.get("tool_calls")
+        for call in calls if type(calls) is list else ():
+            if type(call) is dict and type(call.get("id")) is str:
+                found.append(call["id"])
+    return tuple(found)
+
+
+def _next_known(transcript: Sequence[object], index: int) -> int:
+    """The index of the message after ``index`` that is not an ``UnknownMessage`` (or -1)."""
+    for at in range(index + 1, len(transcript)):
+        if not isinstance(transcript[at], UnknownMessage):
+            return at
+    return -1
+
+
+def _at(transcript: Sequence[object], index: int) -> object:
+    return transcript[index] if index >= 0 else None
+
+
+def _call_keys(message: object) -> list[str]:
+    """The ids a result answers an assistant message's calls by (``[]`` for anything else)."""
+    if not isinstance(message, AssistantMessage):
+        return []
+    return [
+        call.id if call.id is not None else positional_call_id(position)
+        for position, call in enumerate(message.tool_calls)
+    ]
+
+
+def repeated(transcript: Sequence[object]) -> dict[int, str]:
+    """The messages that are copies of earlier ones, which no dialect sends twice.
+
+    A sync merge (or a retry) that stored a reply twice leaves the same
+    messages again, ids and all, and a provider refuses ids it has seen in
+    the request. The same value stored twice is one thing, as an op applied
+    twice is one op: the later copy is left out, and ``left_out`` names it.
+    Maps the index of each copy to what it is:
+
+    - ``"reply"``: a provider items message equal to an earlier one, whose
+      items carry ids (or signatures), with the message after each (the
+      reply's assistant message, or the lack of one) equal too; that
+      assistant message goes with it. Or an assistant message with at
+      least one explicit call id, not after items, equal to an earlier one;
+    - ``"result"``: a tool result equal to the one that already answered
+      its call, when no call has taken that id again since.
+
+    Anything else that repeats an id is not a copy, and is judged as it
+    stands (``duplicate-item-id``, ``duplicate-call-id``,
+    ``repeated-result``).
+    """
+    copies: dict[int, str] = {}
+    items_seen: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    replies_seen: dict[tuple[str | None, ...], list[int]] = {}
+    answered_by: dict[str, int] = {}  # call id -> the result that answered it
+    after_items = False
+    for index, message in enumerate(transcript):
+        if isinstance(message, UnknownMessage):
+            continue
+        follows_items, after_items = after_items, False
+        if index in copies:
+            continue  # the assistant message of a copied reply
+        if isinstance(message, ProviderOutputItemsMessage):
+            after_items = True
+            ids = _item_ids(message.items)
+            if not ids:
+                continue
+            key = (message.protocol, ids)
+            following_at = _next_known(transcript, index)
+            following = _at(transcript, following_at)
+            for earlier in items_seen.get(key, ()):
+                if transcript[earlier] != message:
+                    continue
+                before = _at(transcript, _next_known(transcript, earlier))
+                if isinstance(following, AssistantMessage):
+                    if following != before:
+                        continue
+                elif isinstance(before, AssistantMessage):
+                    continue
+                copies[index] = "reply"
+                if isinstance(following, AssistantMessage):
+                    copies[following_at] = "reply"
+                break
+            else:
+                items_seen.setdefault(key, []).append(index)
+                for call_id in _calls_in_items(message):
+                    answered_by.pop(call_id, None)
+        elif isinstance(message, AssistantMessage):
+            if message.tool_calls and not follows_items:
+                call_ids = tuple(call.id for call in message.tool_calls)
+                if any(call_id is not None for call_id in call_ids):
+                    earlier_ones = replies_seen.setdefault(call_ids, [])
+                    if any(transcript[earlier] == message for earlier in earlier_ones):
+                        copies[index] = "reply"
+                        continue
+                    earlier_ones.append(index)
+            for call_id in _call_keys(message):
+                answered_by.pop(call_id, None)
+        elif isinstance(message, ToolResultMessage):
+            earlier_result = answered_by.get(message.tool_use_id)
+            if earlier_result is not None and transcript[earlier_result] == message:
+                copies[index] = "result"
+            else:
+                answered_by[message.tool_use_id] = index
+    return copies
+
+
+def _calls_in_items(message: ProviderOutputItemsMessage) -> list[str]:
+    return [key for key, _ in _item_calls(message)]
+
+
+# Chat-shaped protocols, whose kept items are whole assistant messages that
+# carry their calls in ``tool_calls``.
+_KEPT_MESSAGES: Final = frozenset({"openai-chat", "mistral", "cohere", "ollama"})
+
+
+def _item_calls(message: ProviderOutputItemsMessage) -> list[tuple[str, str]]:
+    """The tool calls that the items send with them in their own dialect: (id, name).
+
+    A result answers each by its id, or by :func:`positional_call_id` of its
+    place among the items' calls. Anthropic and Bedrock items send a call
+    only if the assistant message after them holds it, so they carry none
+    of their own; a Responses call cut off before it completed is not sent
+    either.
+    """
+    protocol = message.protocol
+    found: list[tuple[str, str]] = []
+    if protocol == _RESPONSES:
+        for item in message.items:
+            if type(item) is dict and item.get("type") == "function_call" and not _cut(item):
+                call_id, name = item.get("call_id"), item.get("name")
+                if type(call_id) is str:
+                    found.append((call_id, name if type(name) is str else ""))
+    elif protocol == "gemini":
+        position = 0
+        for item in message.items:
+            call = item.get("function_call") if type(item) is dict else None
+            if type(call) is dict:
+                call_id, name = call.get("id"), call.get("name")
+                key = call_id if type(call_id) is str else positional_call_id(position)
+                found.append((key, name if type(name) is str else ""))
+                position += 1
+    elif protocol in _KEPT_MESSAGES:
+        for item in message.items:
+            calls = item.get("tool_calls") if type(item) is dict else None
+            for position, call in enumerate(calls if type(calls) is list else ()):
+                if type(call) is not dict:
+                    continue
+                call_id, function = call.get("id"), call.get("function")
+                name = function.get("name") if type(function) is dict else None
+                key = call_id if type(call_id) is str else positional_call_id(position)
+                found.append((key, name if type(name) is str else ""))
+    return found
+
+
+def _cut(item: dict[str, Any]) -> bool:
+    """Whether a Responses function call never completed (the dialect's rule)."""
+    status = item.get("status")
+    if status == "completed":
+        return False
+    if status == "incomplete":
+        return True
+    text = item.get("arguments")
+    if type(text) is not str:
+        return True
+    if text == "" or text.isspace():
+        return False
+    try:
+        value = msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return True
+    return type(value) is not dict
 
 
 def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
@@ -122,20 +332,41 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
             "check_conversation takes an iterable of messages (a list, say), "
             f"got {type(messages).__name__}"
         )
+    transcript = list(messages)
+    for index, message in enumerate(transcript):
+        if not isinstance(message, _MESSAGE_KINDS):
+            raise TypeError(
+                f"check_conversation checks messages; item {index} is a {type(message).__name__}"
+            )
+    copies = repeated(transcript)
     problems: list[Problem] = []
     open_calls: dict[str, tuple[int, str]] = {}  # id -> (message index, tool name)
+    only_in_items: dict[str, str] = {}  # open calls no assistant message holds -> protocol
+    # The calls a result may answer, by id, as the dialects pair them: those
+    # of the assistant turn (a run of assistant messages and items) before
+    # it, counted, since two of them with one id leave a result ambiguous.
+    scope: dict[str, int] = {}
+    turn_open = False
     issued: set[str] = set()
     explicit_ids: set[str] = set()
     answered: set[str] = set()
     item_ids: set[str] = set()
     seen_system = False
     count = 0
-    for index, message in enumerate(messages):
+    for index, message in enumerate(transcript):
         count += 1
-        if not isinstance(message, _MESSAGE_KINDS):
-            raise TypeError(
-                f"check_conversation checks messages; item {index} is a {type(message).__name__}"
+        copy = copies.get(index)
+        if copy is not None:
+            what = "a reply" if copy == "reply" else "a tool result"
+            problems.append(
+                Problem(
+                    index,
+                    f"duplicate-{copy}",
+                    f"a copy of {what} stored earlier, which is sent once",
+                    "warning",
+                )
             )
+            continue
         if isinstance(message, SystemMessage):
             if seen_system:
                 problems.append(Problem(index, "system-repeated", "a second system message"))
@@ -155,7 +386,13 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                     )
                 )
             open_calls.clear()
+            only_in_items.clear()
+            scope.clear()
+            turn_open = False
         elif isinstance(message, AssistantMessage):
+            if not turn_open:
+                scope.clear()
+                turn_open = True
             for position, call in enumerate(message.tool_calls):
                 if call.id is None:
                     call_id = positional_call_id(position)
@@ -166,6 +403,8 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                         problems.append(Problem(index, "duplicate-call-id", reused))
                     explicit_ids.add(call_id)
                 open_calls[call_id] = (index, call.name)
+                scope[call_id] = scope.get(call_id, 0) + 1
+                only_in_items.pop(call_id, None)
                 issued.add(call_id)
                 answered.discard(call_id)
             signed = [_is_signed(block) for block in message.thinking]
@@ -179,6 +418,22 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                     )
                 )
         elif isinstance(message, ProviderOutputItemsMessage):
+            carried = _item_calls(message)
+            if carried:
+                # Calls the assistant message after the items does not hold
+                # (it was lost, or replaced alone): only the items' own
+                # dialect sends them, and refuses them unanswered.
+                held = set(_call_keys(_at(transcript, _next_known(transcript, index))))
+                if not turn_open:
+                    scope.clear()
+                    turn_open = True
+                for call_id, name in carried:
+                    if call_id not in held:
+                        scope[call_id] = scope.get(call_id, 0) + 1
+                        open_calls[call_id] = (index, name)
+                        only_in_items[call_id] = message.protocol
+                        issued.add(call_id)
+                        answered.discard(call_id)
             if message.protocol == _RESPONSES:
                 for item in message.items:
                     item_id = item.get("id") if isinstance(item, dict) else None
@@ -195,9 +450,31 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                     item_ids.add(item_id)
         elif isinstance(message, ToolResultMessage):
             call_id = message.tool_use_id
-            if call_id in open_calls:
+            turn_open = False
+            in_scope = scope.get(call_id, 0)
+            if in_scope > 1:
+                problems.append(
+                    Problem(
+                        index,
+                        "unknown-call",
+                        f"tool result {call_id!r} could answer more than one call of the turn "
+                        "before it",
+                    )
+                )
+            elif in_scope == 1 and call_id in open_calls:
                 del open_calls[call_id]
-                answered.add(call_id)
+                protocol = only_in_items.pop(call_id, None)
+                if protocol is None:
+                    answered.add(call_id)
+                else:
+                    problems.append(
+                        Problem(
+                            index,
+                            "unknown-call",
+                            f"tool result {call_id!r} answers a call that only {protocol} "
+                            "provider items hold, which no other dialect sends",
+                        )
+                    )
             elif call_id in answered:
                 problems.append(
                     Problem(index, "repeated-result", f"tool call {call_id!r} is answered again")

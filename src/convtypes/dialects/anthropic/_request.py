@@ -6,6 +6,7 @@ from collections.abc import Collection, Iterable
 from typing import Any, Final
 
 from ..._content import ImageBase64Block, ImageUrlBlock, TextBlock
+from ..._conversation import repeated
 from ..._fence import fence_external as fence
 from ..._messages import (
     AssistantMessage,
@@ -361,7 +362,10 @@ def to_request(
     # within a turn (it would be refused as unmatched).
     content: list[dict[str, Any]] = []
     kept: _Kept | None = None
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            continue  # sent once: walked past, as an unknown message is
         previous, kept = kept, None
         if isinstance(message, ToolResultMessage):
             # tool_result_text's rule, inline on the hot path: only an internal

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from ..._conversation import repeated
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -20,7 +21,7 @@ from .._errors import (
     Unsupported,
     not_a_message,
 )
-from .._left_out import LeftOut
+from .._left_out import LeftOut, duplicate
 from .._newer import newer_notes
 from ._assistant import _Kept, _runnable
 from ._request import _MEDIA, to_request
@@ -53,7 +54,11 @@ def left_out(
     transcript = sendable(messages, unsupported, to_request)
     out: list[LeftOut] = []
     kept: _Kept | None = None
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            out.append(duplicate(index, copies[index]))
+            continue  # walked past, as to_request does
         out += newer_notes(index, message)
         if isinstance(message, UnknownMessage):
             continue  # walked past: the next message follows what this one would
