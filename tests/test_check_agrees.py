@@ -303,7 +303,7 @@ def transcripts(draw: st.DrawFn) -> list[Any]:
     """A conversation of replies, then stored as a sync layer may store it."""
     out: list[Any] = [USER]
     for _ in range(draw(st.integers(1, 4))):
-        name, reply = draw(st.sampled_from(REPLIES))
+        _, reply = draw(st.sampled_from(REPLIES))
         shape = draw(
             st.sampled_from(
                 ["whole", "twice", "twice with results", "items only", "message only", "open"]
@@ -408,7 +408,7 @@ def test_a_copy_with_another_result_is_a_repeated_result() -> None:
 
 def test_equal_replies_without_ids_are_two_replies() -> None:
     said = ct.AssistantMessage(content="OK.")
-    transcript = [USER, said, USER, said]
+    transcript: list[Any] = [USER, said, USER, said]
     assert check_agrees(transcript) == []
     assert len(openai_chat.to_request(transcript)["messages"]) == 4
 
@@ -452,19 +452,19 @@ def test_gemini_calls_only_in_items_are_checked_by_place() -> None:
 
 def test_two_calls_of_one_turn_with_one_id_leave_a_result_ambiguous() -> None:
     call = ct.ToolCall(name="lookup", arguments={})
-    first = ct.AssistantMessage(content="a", tool_calls=[call])
-    second = ct.AssistantMessage(content="b", tool_calls=[call])
+    first = ct.AssistantMessage(content="a", tool_calls=(call,))
+    second = ct.AssistantMessage(content="b", tool_calls=(call,))
     transcript = [USER, first, second, ct.ToolResultMessage(tool_use_id="call_0", content="x")]
     assert codes(check_agrees(transcript)) == [(3, "unknown-call", "error")]
 
 
 def test_a_result_after_the_next_assistant_turn_answers_nothing() -> None:
     x, y, z = (ct.ToolCall(id=i, name="t", arguments={}) for i in ("x", "y", "z"))
-    transcript = [
+    transcript: list[Any] = [
         USER,
-        ct.AssistantMessage(content="", tool_calls=[x, y]),
+        ct.AssistantMessage(content="", tool_calls=(x, y)),
         ct.ToolResultMessage(tool_use_id="x", content="1"),
-        ct.AssistantMessage(content="", tool_calls=[z]),
+        ct.AssistantMessage(content="", tool_calls=(z,)),
         ct.ToolResultMessage(tool_use_id="y", content="2"),
     ]
     assert codes(check_agrees(transcript)) == [(4, "unknown-call", "error")]

@@ -65,7 +65,7 @@ def test_call_ids_must_be_unique() -> None:
     messages = [U, asks(call("c1")), result("c1"), again, result("c1")]
     assert codes(messages) == [(3, "duplicate-call-id")]
     # The same call and result stored twice are a copy, sent once: a warning.
-    copied = [U, asks(call("c1")), result("c1"), asks(call("c1")), result("c1")]
+    copied: list[ct.Message] = [U, asks(call("c1")), result("c1"), asks(call("c1")), result("c1")]
     assert codes(copied) == [(3, "duplicate-reply"), (4, "duplicate-result")]
     assert {p.severity for p in ct.check_conversation(copied)} == {"warning"}
 

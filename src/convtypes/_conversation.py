@@ -291,6 +291,32 @@ def _cut(item: dict[str, Any]) -> bool:
     return type(value) is not dict
 
 
+class _Call:
+    """A call made since the last user turn: where, the id a result answers it by, its tool.
+
+    ``protocol`` names the provider items that alone hold it (``None`` for a
+    call of an assistant message).
+    """
+
+    __slots__ = ("answered", "index", "key", "name", "protocol")
+
+    def __init__(self, index: int, key: str, name: str, protocol: str | None = None) -> None:
+        self.index = index
+        self.key = key
+        self.name = name
+        self.protocol = protocol
+        self.answered = False
+
+
+_NONE: Final = _Call(-1, "", "")  # no call of the turn has the id
+
+
+def _enter(call: _Call, made: list[_Call], scope: dict[str, _Call | None]) -> None:
+    made.append(call)
+    # Two calls of one turn with one id: a result cannot tell them apart.
+    scope[call.key] = None if call.key in scope else call
+
+
 def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
     """Find what a provider would refuse in a replay of ``messages``.
 
@@ -340,12 +366,11 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
             )
     copies = repeated(transcript)
     problems: list[Problem] = []
-    open_calls: dict[str, tuple[int, str]] = {}  # id -> (message index, tool name)
-    only_in_items: dict[str, str] = {}  # open calls no assistant message holds -> protocol
-    # The calls a result may answer, by id, as the dialects pair them: those
-    # of the assistant turn (a run of assistant messages and items) before
-    # it, counted, since two of them with one id leave a result ambiguous.
-    scope: dict[str, int] = {}
+    # The calls made since the last user turn, in order; and those a result
+    # may answer, by id, as the dialects pair them: the calls of the
+    # assistant turn (a run of assistant messages and items) before it.
+    made: list[_Call] = []
+    scope: dict[str, _Call | None] = {}  # None: two calls of the turn have that id
     turn_open = False
     issued: set[str] = set()
     explicit_ids: set[str] = set()
@@ -376,17 +401,17 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                 )
             seen_system = True
         elif isinstance(message, (UserMessage, UserMultimodalMessage)):
-            for call_id, (where, name) in open_calls.items():
-                problems.append(
-                    Problem(
-                        where,
-                        "unanswered-call",
-                        f"tool call {call_id!r} ({name}) has no result before the user "
-                        f"turn at {index}",
+            for made_call in made:
+                if not made_call.answered:
+                    problems.append(
+                        Problem(
+                            made_call.index,
+                            "unanswered-call",
+                            f"tool call {made_call.key!r} ({made_call.name}) has no result "
+                            f"before the user turn at {index}",
+                        )
                     )
-                )
-            open_calls.clear()
-            only_in_items.clear()
+            made.clear()
             scope.clear()
             turn_open = False
         elif isinstance(message, AssistantMessage):
@@ -402,9 +427,7 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                         reused = f"tool call id {call_id!r} is reused"
                         problems.append(Problem(index, "duplicate-call-id", reused))
                     explicit_ids.add(call_id)
-                open_calls[call_id] = (index, call.name)
-                scope[call_id] = scope.get(call_id, 0) + 1
-                only_in_items.pop(call_id, None)
+                _enter(_Call(index, call_id, call.name), made, scope)
                 issued.add(call_id)
                 answered.discard(call_id)
             signed = [_is_signed(block) for block in message.thinking]
@@ -429,9 +452,7 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                     turn_open = True
                 for call_id, name in carried:
                     if call_id not in held:
-                        scope[call_id] = scope.get(call_id, 0) + 1
-                        open_calls[call_id] = (index, name)
-                        only_in_items[call_id] = message.protocol
+                        _enter(_Call(index, call_id, name, message.protocol), made, scope)
                         issued.add(call_id)
                         answered.discard(call_id)
             if message.protocol == _RESPONSES:
@@ -451,8 +472,8 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
         elif isinstance(message, ToolResultMessage):
             call_id = message.tool_use_id
             turn_open = False
-            in_scope = scope.get(call_id, 0)
-            if in_scope > 1:
+            found = scope.get(call_id, _NONE)
+            if found is None:
                 problems.append(
                     Problem(
                         index,
@@ -461,21 +482,20 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                         "before it",
                     )
                 )
-            elif in_scope == 1 and call_id in open_calls:
-                del open_calls[call_id]
-                protocol = only_in_items.pop(call_id, None)
-                if protocol is None:
+            elif found is not _NONE and not found.answered:
+                found.answered = True
+                if found.protocol is None:
                     answered.add(call_id)
                 else:
                     problems.append(
                         Problem(
                             index,
                             "unknown-call",
-                            f"tool result {call_id!r} answers a call that only {protocol} "
+                            f"tool result {call_id!r} answers a call that only {found.protocol} "
                             "provider items hold, which no other dialect sends",
                         )
                     )
-            elif call_id in answered:
+            elif found is not _NONE or call_id in answered:
                 problems.append(
                     Problem(index, "repeated-result", f"tool call {call_id!r} is answered again")
                 )
