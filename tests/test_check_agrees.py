@@ -470,3 +470,18 @@ def test_a_result_after_the_next_assistant_turn_answers_nothing() -> None:
     assert codes(check_agrees(transcript)) == [(4, "unknown-call", "error")]
     with pytest.raises(DialectError):
         bedrock.to_request(transcript)
+
+
+def test_tree_append_refuses_a_user_turn_over_calls_only_items_hold() -> None:
+    from convtypes import sync
+
+    tree = sync.Tree()
+    first = tree.append([USER], after=None, device="a")
+    lost = tree.append([RESPONSES.messages[0]], after=first.id, device="a")  # message lost
+    with pytest.raises(sync.BranchError) as caught:
+        tree.append([USER], after=lost.id, device="a")
+    assert caught.value.code == "unanswered-call"
+    answered = tree.append(
+        [RESPONSES.messages[1], *results(RESPONSES), USER], after=lost.id, device="a"
+    )
+    assert ct.check_conversation(tree.transcript(answered.id)) == []

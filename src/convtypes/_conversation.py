@@ -32,16 +32,7 @@ from ._messages import (
 )
 from ._unknown import UnknownMessage
 
-__all__ = ["Problem", "Severity", "check_conversation", "positional_call_id"]
-
-Severity = Literal["error", "warning"]
-"""How much a :class:`Problem` matters to a replay.
-
-``"error"``: some dialect's ``to_request`` refuses the transcript, or the
-provider refuses the request. ``"warning"``: every dialect sends it, but not
-as it stands (a copy left out, a system prompt moved), and a person may want
-to know.
-"""
+__all__ = ["Problem", "check_conversation", "positional_call_id"]
 
 
 class Problem(Struct, frozen=True, gc=False):
@@ -50,14 +41,16 @@ class Problem(Struct, frozen=True, gc=False):
     ``index`` is the position of the message it concerns (``-1`` for the
     conversation as a whole), ``code`` a stable identifier to match on,
     ``text`` a sentence for people, and ``severity`` whether a replay is
-    refused (``"error"``, the default) or only changed (``"warning"``): a
-    transcript with no error goes through every dialect's ``to_request``.
+    refused (``"error"``, the default: some dialect's ``to_request`` or the
+    provider refuses it) or only changed on the way (``"warning"``: a copy
+    left out, a system prompt moved). A transcript with no error goes
+    through every dialect's ``to_request``.
     """
 
     index: int
     code: str
     text: str
-    severity: Severity = "error"
+    severity: Literal["error", "warning"] = "error"
 
 
 def positional_call_id(position: int) -> str:
@@ -320,21 +313,44 @@ def _enter(call: _Call, made: list[_Call], scope: dict[str, _Call | None]) -> No
 def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
     """Find what a provider would refuse in a replay of ``messages``.
 
-    One pass, no side effects; problems come back in message order. Codes:
+    One pass, no side effects; problems come back in message order. It
+    agrees with the dialects: a transcript with no problem of severity
+    ``"error"`` goes through every dialect's ``to_request``, with no item
+    or call id twice in the request; and a transcript a dialect refuses for
+    pairing (:class:`~convtypes.dialects.UnansweredCall`,
+    :class:`~convtypes.dialects.UnmatchedResult`) has an error at the
+    message the refusal names (a reply's provider items and its assistant
+    message being one place). Codes, errors unless marked:
 
     - ``empty``: there are no messages;
-    - ``system-not-first``: a system message after the first position;
-    - ``system-repeated``: a second system message;
+    - ``system-not-first`` (warning): a system message after the first
+      position;
+    - ``system-repeated`` (warning): a second system message;
     - ``duplicate-call-id``: a tool call reuses an explicit id;
     - ``unanswered-call``: a tool call has no result before the next user
       turn (calls still open at the end are not reported: the caller may be
-      about to run them);
-    - ``unknown-call``: a tool result answers no earlier tool call;
-    - ``repeated-result``: a second result for a call already answered;
+      about to run them). This counts the calls that provider items hold
+      and the assistant message after them does not (a crash kept the
+      items and lost the message, or a regenerate replaced the message
+      alone): the items' own dialect sends them, and refuses them
+      unanswered;
+    - ``unknown-call``: a tool result answers no call of the assistant turn
+      before it (results pair with the calls of the run of assistant
+      messages and items right before them, as every dialect pairs them);
+      or could answer two of its calls, which share the id; or answers a
+      call that only provider items hold, which every other dialect leaves
+      out;
+    - ``repeated-result``: a second result, with other content, for a call
+      already answered;
+    - ``duplicate-reply``, ``duplicate-result`` (warnings): a copy of an
+      earlier reply or tool result, ids and all, as a sync merge that stored
+      it twice leaves it. Every dialect sends it once and its ``left_out``
+      names the copy (``"duplicate"``); the rule is in
+      ``docs/sync.md``;
     - ``duplicate-item-id``: an ``openai-responses`` provider item whose
-      ``id`` an earlier item already had (the same items stored twice, as a
-      sync merge can leave them); the Responses dialect sends items
-      verbatim, and the API refuses an id it has seen in the request;
+      ``id`` an earlier item already had, in items that are no copy of
+      earlier ones; the Responses dialect sends items verbatim, and the API
+      refuses an id it has seen in the request;
     - ``unsigned-thinking``: an assistant message whose thinking is signed
       in part: beside a block with a signature (or redacted data), one with
       neither, or with an empty signature. One reply's thinking is signed
@@ -394,10 +410,14 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
             continue
         if isinstance(message, SystemMessage):
             if seen_system:
-                problems.append(Problem(index, "system-repeated", "a second system message"))
+                problems.append(
+                    Problem(index, "system-repeated", "a second system message", "warning")
+                )
             elif index != 0:
                 problems.append(
-                    Problem(index, "system-not-first", "the system message is not the first")
+                    Problem(
+                        index, "system-not-first", "the system message is not the first", "warning"
+                    )
                 )
             seen_system = True
         elif isinstance(message, (UserMessage, UserMultimodalMessage)):
