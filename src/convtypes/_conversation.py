@@ -88,16 +88,17 @@ def _is_signed(block: ThinkingBlock) -> bool:
 
 
 # Where an item names itself, whatever its protocol: a provider's own id for
-# it or for the call it holds, or the signature of its thinking.
-_ID_KEYS: Final = ("id", "call_id", "tool_use_id", "signature", "thought_signature")
+# it or for the call it holds. A signature names nothing: a model that says
+# the same again may sign it the same.
+_ID_KEYS: Final = ("id", "call_id", "tool_use_id")
 _INNER_IDS: Final = (("toolUse", "toolUseId"), ("function_call", "id"), ("functionCall", "id"))
 
 
 def _item_ids(items: Iterable[object]) -> tuple[str, ...]:
     """The ids the items carry, in order: what makes two copies of them one reply.
 
-    Items without any (a Gemini text part, say) name nothing, and two equal
-    ones may be two replies that happened to say the same.
+    Items without any (Gemini parts without call ids, say) name nothing, and
+    two equal ones may be two replies that happened to say the same.
     """
     found: list[str] = []
     for item in items:
@@ -259,7 +260,9 @@ def _item_calls(message: ProviderOutputItemsMessage) -> list[tuple[str, str]]:
                 if type(call) is not dict:
                     continue
                 call_id, function = call.get("id"), call.get("function")
-                name = function.get("name") if type(function) is dict else None
+                if type(function) is not dict or not _whole(function.get("arguments")):
+                    continue  # cut off at the token limit: not sent
+                name = function.get("name")
                 key = call_id if type(call_id) is str else positional_call_id(position)
                 found.append((key, name if type(name) is str else ""))
     return found
@@ -272,16 +275,23 @@ def _cut(item: dict[str, Any]) -> bool:
         return False
     if status == "incomplete":
         return True
-    text = item.get("arguments")
-    if type(text) is not str:
+    arguments = item.get("arguments")
+    return type(arguments) is not str or not _whole(arguments)
+
+
+def _whole(arguments: object) -> bool:
+    """Whether a kept call's arguments are whole: an object, or JSON text of one (or blank)."""
+    if type(arguments) is dict:
         return True
-    if text == "" or text.isspace():
+    if type(arguments) is not str:
         return False
-    try:
-        value = msgspec.json.decode(text)
-    except (msgspec.DecodeError, RecursionError):
+    if arguments == "" or arguments.isspace():
         return True
-    return type(value) is not dict
+    try:
+        value = msgspec.json.decode(arguments)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return type(value) is dict
 
 
 class _Call:
