@@ -87,10 +87,11 @@ def _is_signed(block: ThinkingBlock) -> bool:
     return block.redacted_data is not None or bool(block.signature)
 
 
-# Where an item names itself, whatever its protocol: a provider's own id for
-# it or for the call it holds. A signature names nothing: a model that says
-# the same again may sign it the same.
-_ID_KEYS: Final = ("id", "call_id", "tool_use_id")
+# Where an item names itself: the id a provider gives the item (a Responses
+# item, an Anthropic block) or the call it holds (Gemini, Bedrock), unique to
+# it. A signature names nothing (a model that says the same again may sign
+# it the same), and neither do the call ids of a kept chat message: some
+# servers number each turn's calls from 0.
 _INNER_IDS: Final = (("toolUse", "toolUseId"), ("function_call", "id"), ("functionCall", "id"))
 
 
@@ -104,18 +105,13 @@ def _item_ids(items: Iterable[object]) -> tuple[str, ...]:
     for item in items:
         if type(item) is not dict:
             continue
-        for key in _ID_KEYS:
-            value = item.get(key)
-            if type(value) is str:
-                found.append(value)
+        item_id = item.get("id")
+        if type(item_id) is str:
+            found.append(item_id)
         for outer, key in _INNER_IDS:
             inner = item.get(outer)
             if type(inner) is dict and type(inner.get(key)) is str:
                 found.append(inner[key])
-        calls = item.get("tool_calls")
-        for call in calls if type(calls) is list else ():
-            if type(call) is dict and type(call.get("id")) is str:
-                found.append(call["id"])
     return tuple(found)
 
 
@@ -151,10 +147,12 @@ def repeated(transcript: Sequence[object]) -> dict[int, str]:
     Maps the index of each copy to what it is:
 
     - ``"reply"``: a provider items message equal to an earlier one, whose
-      items carry ids (or signatures), with the message after each (the
-      reply's assistant message, or the lack of one) equal too; that
-      assistant message goes with it. Or an assistant message with at
-      least one explicit call id, not after items, equal to an earlier one;
+      items carry ids that name them (a Responses item's, an Anthropic
+      block's, a Gemini or Bedrock call's), with the message after each
+      (the reply's assistant message, or the lack of one) equal too; that
+      assistant message goes with it. An assistant message alone is never
+      a copy: some servers number each turn's calls from 0, so equal call
+      ids prove nothing, and a model may well say the same twice;
     - ``"result"``: a tool result equal to the one that already answered
       its call, when no call has taken that id again since.
 
@@ -164,17 +162,11 @@ def repeated(transcript: Sequence[object]) -> dict[int, str]:
     """
     copies: dict[int, str] = {}
     items_seen: dict[tuple[str, tuple[str, ...]], list[int]] = {}
-    replies_seen: dict[tuple[str | None, ...], list[int]] = {}
     answered_by: dict[str, int] = {}  # call id -> the result that answered it
-    after_items = False
     for index, message in enumerate(transcript):
-        if isinstance(message, UnknownMessage):
-            continue
-        follows_items, after_items = after_items, False
         if index in copies:
             continue  # the assistant message of a copied reply
         if isinstance(message, ProviderOutputItemsMessage):
-            after_items = True
             ids = _item_ids(message.items)
             if not ids:
                 continue
@@ -199,14 +191,6 @@ def repeated(transcript: Sequence[object]) -> dict[int, str]:
                 for call_id in _calls_in_items(message):
                     answered_by.pop(call_id, None)
         elif isinstance(message, AssistantMessage):
-            if message.tool_calls and not follows_items:
-                call_ids = tuple(call.id for call in message.tool_calls)
-                if any(call_id is not None for call_id in call_ids):
-                    earlier_ones = replies_seen.setdefault(call_ids, [])
-                    if any(transcript[earlier] == message for earlier in earlier_ones):
-                        copies[index] = "reply"
-                        continue
-                    earlier_ones.append(index)
             for call_id in _call_keys(message):
                 answered_by.pop(call_id, None)
         elif isinstance(message, ToolResultMessage):
