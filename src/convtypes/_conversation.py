@@ -160,6 +160,8 @@ def repeated(transcript: Sequence[object]) -> dict[int, str]:
     stands (``duplicate-item-id``, ``duplicate-call-id``,
     ``repeated-result``).
     """
+    if not _may_repeat(transcript):
+        return {}
     copies: dict[int, str] = {}
     items_seen: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     answered_by: dict[str, int] = {}  # call id -> the result that answered it
@@ -200,6 +202,23 @@ def repeated(transcript: Sequence[object]) -> dict[int, str]:
             else:
                 answered_by[message.tool_use_id] = index
     return copies
+
+
+def _may_repeat(transcript: Sequence[object]) -> bool:
+    """Whether two results answer by one id, or two items messages carry ids: a cheap look first."""
+    results: set[str] = set()
+    named_items = False
+    for message in transcript:
+        if isinstance(message, ToolResultMessage):
+            call_id = message.tool_use_id
+            if call_id in results:
+                return True
+            results.add(call_id)
+        elif isinstance(message, ProviderOutputItemsMessage) and _item_ids(message.items):
+            if named_items:
+                return True
+            named_items = True
+    return False
 
 
 def _calls_in_items(message: ProviderOutputItemsMessage) -> list[str]:
