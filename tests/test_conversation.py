@@ -23,8 +23,8 @@ def asks(*calls: ct.ToolCall, thinking: tuple[ct.ThinkingBlock, ...] = ()) -> ct
     return ct.AssistantMessage(tool_calls=calls, thinking=thinking)
 
 
-def result(call_id: str) -> ct.ToolResultMessage:
-    return ct.ToolResultMessage(tool_use_id=call_id, content="r")
+def result(call_id: str, content: str = "r") -> ct.ToolResultMessage:
+    return ct.ToolResultMessage(tool_use_id=call_id, content=content)
 
 
 def codes(messages: Sequence[Any]) -> list[tuple[int, str]]:
@@ -61,12 +61,20 @@ def test_calls_must_be_answered_before_the_next_user_turn() -> None:
 
 
 def test_call_ids_must_be_unique() -> None:
-    messages = [U, asks(call("c1")), result("c1"), asks(call("c1")), result("c1")]
+    again = asks(call("c1", name="g"))
+    messages = [U, asks(call("c1")), result("c1"), again, result("c1")]
     assert codes(messages) == [(3, "duplicate-call-id")]
+    # An assistant message alone is no copy, even equal: the id is reused.
+    copied: list[ct.Message] = [U, asks(call("c1")), result("c1"), asks(call("c1")), result("c1")]
+    assert codes(copied) == [(3, "duplicate-call-id")]
+    # A result stored twice is a copy, sent once: a warning.
+    assert codes([U, asks(call("c1")), result("c1"), result("c1")]) == [(3, "duplicate-result")]
 
 
 def test_a_call_is_answered_once() -> None:
-    assert codes([U, asks(call("c1")), result("c1"), result("c1")]) == [(3, "repeated-result")]
+    answered_twice = [U, asks(call("c1")), result("c1"), result("c1", "other")]
+    assert codes(answered_twice) == [(3, "repeated-result")]
+    assert codes([U, asks(call("c1")), result("c1"), result("c1")]) == [(3, "duplicate-result")]
 
 
 def test_calls_without_ids_are_answered_by_position() -> None:
@@ -161,11 +169,19 @@ def test_provider_items_stored_twice() -> None:
     reply = _items("rs_1", "msg_1")
     answer = ct.AssistantMessage(content="a")
     merged: list[ct.Message] = [U, reply, answer, U, reply, answer]
-    assert codes(merged) == [(4, "duplicate-item-id"), (4, "duplicate-item-id")]
-    assert ct.check_conversation(merged)[0].text == "provider item id 'rs_1' is sent again"
-    # Another protocol's items are not sent to the Responses API; items
-    # without an id have nothing to repeat.
-    assert codes([U, _items("p1", protocol="gemini"), U, _items("p1", protocol="gemini")]) == []
+    # A copy of the whole reply is sent once: a warning for each message.
+    assert codes(merged) == [(4, "duplicate-reply"), (5, "duplicate-reply")]
+    assert [p.severity for p in ct.check_conversation(merged)] == ["warning", "warning"]
+    # Items that repeat ids beside new ones are no copy: the request would
+    # send the ids twice.
+    mixed: list[ct.Message] = [U, reply, answer, U, _items("rs_1", "msg_1", "ws_2"), answer]
+    assert codes(mixed) == [(4, "duplicate-item-id"), (4, "duplicate-item-id")]
+    assert ct.check_conversation(mixed)[0].text == "provider item id 'rs_1' is sent again"
+    # Another protocol's items are not sent to the Responses API, so their
+    # ids are no error; stored twice they are a copy all the same, sent once.
+    gemini = [U, _items("p1", protocol="gemini"), U, _items("p1", protocol="gemini")]
+    assert codes(gemini) == [(3, "duplicate-reply")]
+    # Items without an id have nothing to repeat.
     bare = ct.ProviderOutputItemsMessage(protocol="openai-responses", items=[{"type": "x"}, 7])
     assert codes([U, bare, U, bare]) == []
 

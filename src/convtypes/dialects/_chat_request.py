@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from .._content import AudioBase64Block, ImageBase64Block, ImageUrlBlock, TextBlock
+from .._conversation import repeated
 from .._messages import (
     AssistantMessage,
     ProviderOutputItemsMessage,
@@ -49,7 +50,7 @@ from ._errors import (
 )
 from ._ids import CallIds
 from ._json import arguments_json
-from ._left_out import PAST_RESULTS, LeftOut, media_kind, waits_for_results
+from ._left_out import PAST_RESULTS, LeftOut, duplicate, media_kind, waits_for_results
 from ._media import image_type
 from ._newer import Unknown, newer_notes
 from ._send import data_url, tool_result_text
@@ -139,7 +140,12 @@ class ChatWalk:
         notes = self.notes
         kept: Any = None
         held: list[tuple[int, SystemMessage]] = []  # system messages waiting for results
+        copies = repeated(transcript)
         for index, message in enumerate(transcript):
+            if copies and index in copies:
+                if notes is not None:
+                    notes.append(duplicate(index, copies[index]))
+                continue  # sent once: walked past, as an unknown message is
             hook = hooks.get(type(message))
             if hook is None:
                 hook = self._hook_of(index, message, hooks)

@@ -53,6 +53,7 @@ LeftOutKind = Literal[
     "cache-control",
     "position",
     "unknown",
+    "duplicate",
 ]
 """The kinds of content a request can leave out, each a fixed word to match on.
 
@@ -88,7 +89,11 @@ LeftOutKind = Literal[
 - ``"unknown"``: what a newer writer made that this version does not know:
   a message of an unknown role, which ``to_request(..., unknown="skip")``
   leaves out, or a field a known message, block or call carries from lenient
-  decoding, which no request sends.
+  decoding, which no request sends;
+- ``"duplicate"``: a message that is a copy of an earlier one (a reply or a
+  tool result stored twice, ids and all, as a sync merge can leave it),
+  which goes once: the whole message is left out (see
+  :func:`convtypes.check_conversation`'s ``duplicate-reply``).
 """
 
 LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
@@ -109,6 +114,7 @@ LEFT_OUT_KINDS: Final[tuple[LeftOutKind, ...]] = (
     "cache-control",
     "position",
     "unknown",
+    "duplicate",
 )
 
 
@@ -205,3 +211,9 @@ def media_kind(block: object) -> LeftOutKind:
     if callable(is_audio) and is_audio():
         return "audio"
     return "image"
+
+
+def duplicate(index: int, copy: str) -> LeftOut:
+    """The note for message ``index``, a copy that is not sent (``copy`` as ``repeated`` says)."""
+    what = "reply" if copy == "reply" else "tool result"
+    return LeftOut(index, "duplicate", f"a copy of a {what} stored earlier; it goes once")

@@ -34,6 +34,7 @@ from .._content import (
     VideoPathBlock,
     VideoUrlBlock,
 )
+from .._conversation import repeated
 from .._fence import fence_external as fence
 from .._messages import (
     AssistantMessage,
@@ -150,7 +151,10 @@ def to_messages(
     else:
         calls = CallIds(transcript, _usable_default, DIALECT)
     out: list[dict[str, Any]] = []
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            continue  # sent once: a copy of a reply or result stored twice
         if isinstance(message, ToolResultMessage):
             call = calls.result(index, message)
             if defuse is not None and not message.provenance.is_internal():

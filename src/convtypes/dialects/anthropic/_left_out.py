@@ -16,6 +16,7 @@ from ..._content import (
     VideoPathBlock,
     VideoUrlBlock,
 )
+from ..._conversation import repeated
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -34,7 +35,7 @@ from .._errors import (
     short,
     unknown_block,
 )
-from .._left_out import PAST_RESULTS, LeftOut, LeftOutKind, in_item, waits_for_results
+from .._left_out import PAST_RESULTS, LeftOut, LeftOutKind, duplicate, in_item, waits_for_results
 from .._newer import newer_notes
 from .._send import transcript_of
 from ._request import (
@@ -108,7 +109,11 @@ def left_out(
     first = _request(transcript, True, "note", None, "skip", tails)[1]
     out: list[LeftOut] = []
     kept: ProviderOutputItemsMessage | None = None
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            out.append(duplicate(index, copies[index]))
+            continue  # walked past, as to_request does
         out += newer_notes(index, message)
         previous, kept = kept, None
         if isinstance(message, AssistantMessage):

@@ -6,6 +6,7 @@ from collections.abc import Collection, Iterable
 from typing import Any, Final
 
 from ..._content import ImageBase64Block, ImageUrlBlock, TextBlock
+from ..._conversation import repeated
 from ..._fence import fence_external as fence
 from ..._messages import (
     AssistantMessage,
@@ -391,7 +392,10 @@ def _request(
     # never comes between calls and their results (see waits_for_results).
     held: list[dict[str, Any]] = []
     opened: dict[int, int] = {}  # an assistant turn's place -> the message that opened it
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            continue  # sent once: walked past, as an unknown message is
         previous, kept = kept, None
         if held and not (
             isinstance(message, (ToolResultMessage, SystemMessage, UnknownMessage))

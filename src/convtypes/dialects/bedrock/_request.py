@@ -17,6 +17,7 @@ from ..._content import (
     VideoPathBlock,
     VideoUrlBlock,
 )
+from ..._conversation import repeated
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -46,7 +47,15 @@ from .._errors import (
     unsupported_block,
 )
 from .._ids import CallIds
-from .._left_out import PAST_RESULTS, LeftOut, LeftOutKind, in_item, media_kind, waits_for_results
+from .._left_out import (
+    PAST_RESULTS,
+    LeftOut,
+    LeftOutKind,
+    duplicate,
+    in_item,
+    media_kind,
+    waits_for_results,
+)
 from .._newer import Unknown, check_unknown, newer_notes, next_known
 from .._send import tool_result_text, transcript_of
 from .._tools import spelled_name
@@ -480,7 +489,12 @@ def _build(
     system: list[dict[str, Any]] = []
     turns = _Turns(notes)
     kept: _Kept | None = None
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            if notes is not None:
+                notes.append(duplicate(index, copies[index]))
+            continue  # sent once: walked past, as an unknown message is
         if notes is not None:
             notes += newer_notes(index, message)
         previous, kept = kept, None

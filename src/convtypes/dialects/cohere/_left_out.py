@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from ..._conversation import repeated
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -21,7 +22,7 @@ from .._errors import (
     Unsupported,
     not_a_message,
 )
-from .._left_out import PAST_RESULTS, LeftOut, in_item, waits_for_results
+from .._left_out import PAST_RESULTS, LeftOut, duplicate, in_item, waits_for_results
 from .._newer import newer_notes
 from ._assistant import _Kept, _runnable, _said
 from ._request import _MEDIA, to_request
@@ -57,7 +58,11 @@ def left_out(
     # lose if it does not, for then it is not sent at all.
     said = False
     unsaid: list[LeftOut] = []
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            out.append(duplicate(index, copies[index]))
+            continue  # walked past, as to_request does
         out += newer_notes(index, message)
         if isinstance(message, UnknownMessage):
             continue  # walked past: the turn and what follows stay as they were

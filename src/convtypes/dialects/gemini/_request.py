@@ -17,7 +17,7 @@ from ..._content import (
     VideoBase64Block,
     VideoUrlBlock,
 )
-from ..._conversation import positional_call_id
+from ..._conversation import positional_call_id, repeated
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -41,7 +41,7 @@ from .._errors import (
     unsupported_block,
 )
 from .._ids import CallIds, any_id
-from .._left_out import LeftOut, media_kind
+from .._left_out import LeftOut, duplicate, media_kind
 from .._media import image_type, media_type, parse_data_url
 from .._newer import Unknown, check_unknown, newer_notes
 from .._send import tool_result_text, transcript_of
@@ -409,7 +409,12 @@ def _build(
     placed: list[int] = []
     # The methods the loop calls for nearly every message, looked up once.
     answer, make_call = ids.result, ids.call
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            if report is not None:
+                report.append(duplicate(index, copies[index]))
+            continue  # sent once: walked past, as an unknown message is
         if report is not None:
             report += newer_notes(index, message)
         previous, carried = carried, None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from ..._conversation import repeated
 from ..._messages import (
     AssistantMessage,
     Message,
@@ -20,7 +21,7 @@ from .._errors import (
     Unsupported,
     not_a_message,
 )
-from .._left_out import LeftOut
+from .._left_out import LeftOut, duplicate
 from .._newer import Unknown, newer_notes
 from ._assistant import _Kept, _runnable
 from ._request import _MEDIA, _moved
@@ -59,7 +60,11 @@ def left_out(
     transcript = sendable(messages, unsupported, walk)
     out: list[LeftOut] = []
     kept: _Kept | None = None
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            out.append(duplicate(index, copies[index]))
+            continue  # walked past, as to_request does
         out += newer_notes(index, message)
         if isinstance(message, UnknownMessage):
             continue  # walked past: the next message follows what this one would

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from ..._content import ImageBase64Block, ImageUrlBlock, TextBlock
+from ..._conversation import repeated
 from ..._errors import MAX_DEPTH
 from ..._messages import (
     AssistantMessage,
@@ -30,7 +31,7 @@ from .._errors import (
 )
 from .._ids import CallIds, safe_id
 from .._json import arguments_json, parse_arguments
-from .._left_out import LeftOut, LeftOutKind, in_item, media_kind
+from .._left_out import LeftOut, LeftOutKind, duplicate, in_item, media_kind
 from .._media import image_type, parse_data_url
 from .._newer import Unknown, check_unknown, newer_notes
 from .._send import data_url, tool_result_text, transcript_of
@@ -454,7 +455,12 @@ def _input(
     carried_text: str | None = None
     carried_calls: dict[str, str] = {}
     carried_thinking: list[ThinkingBlock] | None = None
+    copies = repeated(transcript)
     for index, message in enumerate(transcript):
+        if copies and index in copies:
+            if notes is not None:
+                notes.append(duplicate(index, copies[index]))
+            continue  # sent once: walked past, as an unknown message is
         if notes is not None:
             notes += newer_notes(index, message)
         if isinstance(message, ToolResultMessage):
