@@ -511,3 +511,19 @@ def test_tree_append_refuses_a_user_turn_over_calls_only_items_hold() -> None:
         [RESPONSES.messages[1], *results(RESPONSES), USER], after=lost.id, device="a"
     )
     assert ct.check_conversation(tree.transcript(answered.id)) == []
+
+
+@pytest.mark.parametrize("name", ["openai_chat", "openai_responses_custom"])
+def test_custom_calls_only_in_items_are_unanswered(name: str) -> None:
+    # A custom tool's call kept only in the items is sent, and wants its result.
+    reply = next(
+        reply
+        for kind, reply in REPLIES
+        if kind == name and any(call.name == "grep" for call in reply.tool_calls)
+    )
+    transcript = [USER, reply.messages[0], USER]
+    assert codes(check_agrees(transcript)) == [(1, "unanswered-call", "error")]
+    dialect = DIALECTS[name.removesuffix("_custom")]
+    with pytest.raises(UnansweredCall) as caught:
+        dialect.to_request(transcript)
+    assert caught.value.index == 1
