@@ -11,6 +11,7 @@ one op, and so one line, no crash can leave half of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import repeat
 from typing import Any
 
 from .._errors import WireError
@@ -95,9 +96,10 @@ def read_ops(path: StrPath, offset: int = 0) -> tuple[list[LenientOp], int]:
             # Only the last line of a file lacks its newline, but one that an
             # appender is writing may end a readlines() mid-batch: its rest
             # then comes as another line. The bytes stop at the first such.
-            torn = b"".join(lines).count(b"\n") != len(lines)
+            ends = list(map(bytes.endswith, lines, repeat(b"\n")))
+            torn = not all(ends)
             if torn:
-                del lines[[text.endswith(b"\n") for text in lines].index(False) :]
+                del lines[ends.index(False) :]
             batch = _decode_batch(lines, decode_op if guarded else decode_add)
             if batch is None or not _ids_hold(batch):
                 _read_lines(file.fileno(), lines, start, [])  # raises, placed in the file
