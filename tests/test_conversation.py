@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -242,3 +243,32 @@ def test_strategies_module_is_not_imported_by_convtypes() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    ("messages", "expected"),
+    [
+        ([A, U], [(0, "assistant-first")]),
+        ([ct.SystemMessage(content="s"), A], [(1, "assistant-first")]),
+        ([ct.SystemMessage(content="s")], [(-1, "no-turn")]),
+        ([ct.UserMessage(content="  "), A], [(1, "assistant-first")]),
+        ([ct.UserMessage(content="  ")], [(-1, "no-turn")]),
+        # Thinking alone makes no turn: the dialects leave it out.
+        ([asks(thinking=(ct.ThinkingBlock(text="t", signature="s"),)), U], []),
+        ([ct.SystemMessage(content="s"), U, A], []),
+    ],
+)
+def test_the_first_turn_is_the_users(
+    messages: list[ct.Message], expected: list[tuple[int, str]]
+) -> None:
+    # Anthropic and Bedrock refuse a conversation that begins with the
+    # assistant, or has no turn at all; every other dialect sends it.
+    from convtypes.dialects import DialectError, anthropic, bedrock
+
+    assert codes(messages) == expected
+    for dialect in (anthropic, bedrock):
+        if expected:
+            with pytest.raises(DialectError):
+                dialect.to_request(messages)
+        else:
+            dialect.to_request(messages)

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal
 import msgspec
 from msgspec import Struct
 
+from ._content import TextBlock
 from ._messages import (
     MESSAGE_TYPES,
     AssistantMessage,
@@ -332,6 +333,70 @@ def _enter(call: _Call, made: list[_Call], scope: dict[str, _Call | None]) -> No
     scope[call.key] = None if call.key in scope else call
 
 
+# The protocols whose kept items Anthropic and Bedrock send as an assistant turn.
+_TURN_ITEMS: Final = {"anthropic": "type", "bedrock-converse": "reasoningContent"}
+
+
+def _says(text: str) -> bool:
+    """Whether text is sent: the Anthropic and Bedrock dialects leave out blank text."""
+    return bool(text) and not text.isspace()
+
+
+def _first_turn(transcript: Sequence[object], copies: dict[int, str]) -> Problem | None:
+    """Anthropic and Bedrock want a turn, and the first one the user's: what breaks that.
+
+    The first message that makes a turn decides: a user message with
+    something to say or a tool result (a user turn), or an assistant
+    message with text or calls, or kept Anthropic or Bedrock items with
+    more than thinking (an assistant turn). Thinking alone makes no turn
+    (both dialects leave out a turn that would end in it).
+    """
+    for index, message in enumerate(transcript):
+        if index in copies:
+            continue
+        if isinstance(message, (UserMessage, UserMultimodalMessage)):
+            if isinstance(message, UserMessage):
+                says = _says(message.content)
+            else:
+                says = any(
+                    not isinstance(block, TextBlock) or _says(block.text)
+                    for block in message.content
+                )
+            if says:
+                return None
+        elif isinstance(message, ToolResultMessage):
+            return None
+        elif isinstance(message, AssistantMessage):
+            if _says(message.content) or message.tool_calls:
+                return _assistant_first(index)
+        elif isinstance(message, ProviderOutputItemsMessage):
+            key = _TURN_ITEMS.get(message.protocol)
+            if key is not None and any(_more_than_thinking(item, key) for item in message.items):
+                return _assistant_first(index)
+    return Problem(
+        -1,
+        "no-turn",
+        "nothing but system messages, blank text or thinking alone: "
+        "Anthropic and Bedrock have no turn to send",
+    )
+
+
+def _more_than_thinking(item: object, key: str) -> bool:
+    if type(item) is not dict:
+        return False
+    if key == "type":  # Anthropic's blocks
+        return item.get("type") not in ("thinking", "redacted_thinking")
+    return key not in item  # Bedrock's: reasoning is a reasoningContent block
+
+
+def _assistant_first(index: int) -> Problem:
+    return Problem(
+        index,
+        "assistant-first",
+        "the conversation begins with the assistant: Anthropic and Bedrock need a user turn first",
+    )
+
+
 def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
     """Find what a provider would refuse in a replay of ``messages``.
 
@@ -373,6 +438,13 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
       ``id`` an earlier item already had, in items that are no copy of
       earlier ones; the Responses dialect sends items verbatim, and the API
       refuses an id it has seen in the request;
+    - ``assistant-first``: the first message that says anything (system
+      messages, blank text and thinking alone pass over) is the
+      assistant's; Anthropic and Bedrock need the conversation to begin
+      with a user turn;
+    - ``no-turn`` (index ``-1``): nothing but system messages, blank text
+      and thinking alone, which leaves Anthropic and Bedrock no turn to
+      send;
     - ``unsigned-thinking``: an assistant message whose thinking is signed
       in part: beside a block with a signature (or redacted data), one with
       neither, or with an empty signature. One reply's thinking is signed
@@ -548,5 +620,9 @@ def check_conversation(messages: Iterable[LenientMessage]) -> list[Problem]:
                 )
     if count == 0:
         problems.append(Problem(-1, "empty", "the conversation has no messages"))
+    else:
+        first = _first_turn(transcript, copies)
+        if first is not None:
+            problems.append(first)
     problems.sort(key=lambda problem: problem.index)  # stable: same index keeps its order
     return problems

@@ -253,10 +253,10 @@ def conversations(max_exchanges: int = 4) -> st.SearchStrategy[list[Message]]:
     """Well-formed conversations: ones ``check_conversation`` finds no fault in.
 
     An optional system prompt, then one to ``max_exchanges`` exchanges: a
-    user turn, assistant turns whose tool calls (with unique ids, or none and
-    answered by position) are each answered before the next user turn, and a
-    closing assistant turn. Thinking is signed throughout or absent
-    throughout.
+    user turn (the first with something to say), assistant turns whose tool
+    calls (with unique ids, or none and answered by position) are each
+    answered before the next user turn, and a closing assistant turn.
+    Thinking is signed throughout or absent throughout.
     """
     return _conversations(max_exchanges)
 
@@ -266,15 +266,18 @@ def _conversations(draw: st.DrawFn, max_exchanges: int) -> list[Message]:
     # A composite's own signature starts with ``draw``, which a caller never
     # passes: the public function above is the one users (and the API
     # reference) see.
-    from ._conversation import positional_call_id
+    from ._conversation import _first_turn, positional_call_id
 
     signed = draw(st.booleans())
     turns: list[Message] = []
     if draw(st.booleans()):
         turns.append(SystemMessage(content=draw(texts())))
     serial = 0
-    for _ in range(draw(st.integers(1, max_exchanges))):
-        turns.append(draw(messages(roles=(UserMessage, UserMultimodalMessage))))
+    for exchange in range(draw(st.integers(1, max_exchanges))):
+        user = messages(roles=(UserMessage, UserMultimodalMessage))
+        if exchange == 0:  # the first says something, as Anthropic and Bedrock need
+            user = user.filter(lambda message: _first_turn([message], {}) is None)
+        turns.append(draw(user))
         for _ in range(draw(st.integers(0, 2))):
             calls = []
             for _ in range(draw(st.integers(1, 3))):
