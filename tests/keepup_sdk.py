@@ -18,7 +18,7 @@ import enum
 import types
 import typing
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 CATEGORIES = ("block", "event", "delta", "stop_reason", "role")
 """What a dialect's ``_kinds`` declares, one table each (see convtypes.dialects._kinds)."""
@@ -35,12 +35,17 @@ Enumeration = dict[str, dict[str, Found]]
 """Category to kind to where it was found."""
 
 
+# A TypedDict key's qualifiers. Before Python 3.11, typing.get_type_hints
+# leaves typing_extensions' Required (the SDKs' own) around the type.
+_QUALIFIERS: Final = frozenset({"Required", "NotRequired", "ReadOnly"})
+
+
 def members(tp: Any) -> list[Any]:
     """The members of a union, through ``Annotated``, aliases and nested unions."""
     if hasattr(tp, "__value__"):  # a ``type X = ...`` alias
         return members(tp.__value__)
     origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
+    if origin is typing.Annotated or getattr(origin, "_name", None) in _QUALIFIERS:
         return members(typing.get_args(tp)[0])
     if origin is typing.Union or origin is types.UnionType:
         return [member for arg in typing.get_args(tp) for member in members(arg)]
